@@ -1,0 +1,39 @@
+"""elicitkit: typed, spec-valid MCP elicitation for Python MCP servers.
+
+Declare a form as a dataclass, pydantic model, msgspec Struct or TypedDict; elicitkit derives
+the strict flat schema each MCP protocol version allows, and turns the client's answer back
+into your type, with every problem reported per field.
+"""
+
+from elicitkit._errors import (
+    ElicitationCancelled,
+    ElicitationDeclined,
+    ElicitError,
+    FieldError,
+    FormDefinitionError,
+    InvalidContent,
+)
+from elicitkit._forms import form, parse_content, requested_schema
+from elicitkit._metadata import Email, FormField, Uri
+from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
+from elicitkit._result import Action, ElicitResultTyped
+
+__all__ = [
+    "LATEST_PROTOCOL",
+    "PROTOCOL_VERSIONS",
+    "Action",
+    "ElicitError",
+    "ElicitResultTyped",
+    "ElicitationCancelled",
+    "ElicitationDeclined",
+    "Email",
+    "FieldError",
+    "FormDefinitionError",
+    "FormField",
+    "InvalidContent",
+    "ProtocolVersion",
+    "Uri",
+    "form",
+    "parse_content",
+    "requested_schema",
+]

@@ -1,0 +1,539 @@
+"""Decoding: a client's untrusted answer -> the author's type, or every problem with it.
+
+Each field gets one checker that validates a wire value and converts it (Enum member, date,
+Decimal, set of choices...). A decoder runs every checker, collects every failure as a
+`FieldError`, and only then builds the author's type, so pydantic validators run last and
+their failures land in the same list.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import keyword
+import math
+import re
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import pydantic
+
+from elicitkit._errors import FieldError, InvalidContent
+from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._wire_values import DATE_SHAPE, is_email, is_uri, parse_date, parse_datetime
+
+Decoder = Callable[[Any], Any]
+
+_FORMAT_PROBLEMS = {
+    "date": "Expected a date like 2024-12-31",
+    "date-time": "Expected a date and time like 2024-12-31T18:30:00Z",
+    "email": "Expected an email address like name@example.com",
+    "uri": "Expected a link like https://example.com",
+}
+_FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
+    "date": parse_date,
+    "date-time": parse_datetime,
+    "email": lambda text: is_email(text) or _fail(),
+    "uri": lambda text: is_uri(text) or _fail(),
+}
+
+
+class _Reject(Exception):
+    """One field's value is unacceptable; the message is for the person who answered."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _fail() -> NoReturn:
+    raise ValueError
+
+
+def build_decoder(spec: FormSpec, *, fast: bool = True) -> Decoder:
+    """Compile the decoder for one form: ``decode(content) -> value of spec.tp``.
+
+    Args:
+        spec: The form.
+        fast: Put a generated straight-line fast path in front of the field-by-field
+            decoder (see `_fast_path`). Both give the same results; tests compare them.
+    """
+    checked = _checked_decoder(spec)
+    return _fast_path(spec, checked) if fast else checked
+
+
+def _checked_decoder(spec: FormSpec) -> Decoder:
+    """The reference decoder: run every field's checker and collect every problem."""
+    name = spec.name
+    plan = [
+        (
+            field.key,
+            field.attr,
+            _checker(field),
+            field.required,
+            _blank_is_absent(field),
+            _absent(spec, field),
+        )
+        for field in spec.fields
+    ]
+    build = _builder(spec)
+
+    def decode(content: Any) -> Any:
+        if type(content) is not dict:
+            got = "nothing" if content is None else _json_kind(content)
+            raise InvalidContent(
+                name, [FieldError(None, f"Expected an object of field values, got {got}.")]
+            )
+        values: dict[str, Any] = {}
+        errors: list[FieldError] = []
+        for key, attr, check, required, blank_is_absent, absent in plan:
+            value = content.get(key)
+            if value is None or (blank_is_absent and value == ""):
+                if required:
+                    errors.append(FieldError(key, "This field is required."))
+                elif absent is not _OMIT:
+                    values[attr] = absent() if callable(absent) else absent[0]
+                continue
+            try:
+                values[attr] = check(value)
+            except _Reject as reject:
+                errors.append(FieldError(key, reject.message))
+        if errors:
+            raise InvalidContent(name, errors)
+        return build(values)
+
+    return decode
+
+
+def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
+    """Generate a straight-line decoder for answers that are valid, as most are.
+
+    Python spends most of a per-field loop on the loop itself: calls, tuple unpacking,
+    dictionary stores. The generated function instead checks each field inline (the
+    simple kinds) or through its checker (the rest) and builds the result with one call.
+    At the first doubt it hands the whole content to the reference decoder, which alone
+    decides what is wrong and says so: the fast path never produces an error itself.
+    """
+    shape = spec.shape
+    by_keyword = shape in (Shape.DATACLASS, Shape.STRUCT)
+    if by_keyword and not all(
+        field.attr.isidentifier() and not keyword.iskeyword(field.attr) for field in spec.fields
+    ):
+        return checked
+    positional = _positional_count(spec)
+    namespace: dict[str, Any] = {
+        "slow": checked,
+        "MISSING": MISSING,
+        "Reject": _Reject,
+        "build": _builder(spec),
+        "T": spec.tp,
+        "is_date_shaped": DATE_SHAPE.fullmatch,
+        "fromisoformat": dt.date.fromisoformat,
+    }
+    lines = [
+        "def decode(content):",
+        "    if content.__class__ is not dict:",
+        "        return slow(content)",
+        "    get = content.get",
+    ]
+    if not by_keyword:
+        lines.append("    out = {}")
+    results = []
+    for index, field in enumerate(spec.fields):
+        value, result = f"v{index}", f"a{index}"
+        namespace[f"K{index}"] = _checker(field)
+        namespace[f"L{index}"] = {choice.wire: choice.value for choice in field.choices}
+        absent = _absent(spec, field)
+        blank = f" or {value} == ''" if _blank_is_absent(field) else ""
+        lines += [f"    {value} = get({field.key!r})", f"    if {value} is None{blank}:"]
+        if field.required:
+            lines.append("        return slow(content)")
+        elif absent is _OMIT:
+            lines.append("        pass  # left out: the type applies its own default")
+        elif callable(absent):
+            namespace[f"F{index}"] = absent
+            lines.append(f"        {result} = F{index}()")
+        else:
+            namespace[f"D{index}"] = absent[0]
+            lines.append(f"        {result} = D{index}")
+        lines.append("    else:")
+        lines.extend("        " + line for line in _inline_check(field, index, value, result))
+        if by_keyword:
+            results.append(result if index < positional else f"{field.attr}={result}")
+        elif absent is _OMIT:
+            lines.append(f"        out[{field.key!r}] = {result}")
+        else:
+            lines.append(f"    out[{field.attr!r}] = {result}")
+    if by_keyword:
+        lines += [
+            "    try:",
+            f"        return T({', '.join(results)})",
+            "    except ValueError:",
+            "        return slow(content)  # it collects the constructor's errors",
+        ]
+    else:
+        lines.append("    return build(out)")
+    exec("\n".join(lines), namespace)
+    decoder: Decoder = namespace["decode"]
+    return decoder
+
+
+def _positional_count(spec: FormSpec) -> int:
+    """How many leading fields the constructor takes by position.
+
+    A generated dataclass ``__init__`` is about three times faster called positionally
+    than by keyword on CPython 3.11. Only done where the constructor's signature names
+    exactly the form's fields in the form's order (a hand-written ``__init__`` may not).
+    """
+    if spec.shape is not Shape.DATACLASS:
+        return 0
+    try:
+        parameters = list(inspect.signature(spec.tp.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return 0
+    count = 0
+    for parameter, field in zip(parameters, spec.fields, strict=False):
+        if parameter.kind is not parameter.POSITIONAL_OR_KEYWORD or parameter.name != field.attr:
+            break
+        count += 1
+    named = [parameter.name for parameter in parameters]
+    return count if sorted(named) == sorted(field.attr for field in spec.fields) else 0
+
+
+def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list[str]:
+    """Lines that set ``result`` from ``value`` or return ``slow(content)``."""
+    kind = field.kind
+    if kind is Kind.BOOLEAN:
+        return [
+            f"if {value}.__class__ is not bool:",
+            "    return slow(content)",
+            f"{result} = {value}",
+        ]
+    if (
+        kind is Kind.TEXT
+        and field.format is None
+        and field.pattern is None
+        and field.convert is None
+    ):
+        test = f"{value}.__class__ is not str"
+        if field.min_length is not None:
+            test += f" or len({value}) < {field.min_length}"
+        if field.max_length is not None:
+            test += f" or len({value}) > {field.max_length}"
+        return [f"if {test}:", "    return slow(content)", f"{result} = {value}"]
+    if kind is Kind.INTEGER:
+        test = f"{value}.__class__ is int"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        # Anything else (a whole number sent as 3.0, a bound crossed) takes the checker.
+        return [
+            f"if {test}:",
+            f"    {result} = {value}",
+            "else:",
+            *_via_checker(index, value, result, indent="    "),
+        ]
+    if (
+        kind is Kind.NUMBER
+        and field.convert is None
+        and field.exclusive_minimum is None
+        and field.exclusive_maximum is None
+    ):
+        # `x - x == 0` is false exactly for NaN and the infinities.
+        test = f"{value}.__class__ is float and {value} - {value} == 0"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        return [
+            f"if {test}:",
+            f"    {result} = {value}",
+            "else:",
+            *_via_checker(index, value, result, indent="    "),
+        ]
+    if (
+        kind is Kind.TEXT
+        and field.convert is parse_date
+        and field.min_length is None
+        and field.max_length is None
+        and field.pattern is None
+    ):
+        return [
+            f"if {value}.__class__ is not str or is_date_shaped({value}) is None:",
+            "    return slow(content)",
+            "try:",
+            f"    {result} = fromisoformat({value})",
+            "except ValueError:",
+            "    return slow(content)",
+        ]
+    if kind is Kind.CHOICE:
+        return [
+            f"{result} = L{index}.get({value}, MISSING) if {value}.__class__ is str else MISSING",
+            f"if {result} is MISSING:",
+            "    return slow(content)",
+        ]
+    return _via_checker(index, value, result)
+
+
+def _via_checker(index: int, value: str, result: str, indent: str = "") -> list[str]:
+    lines = [
+        "try:",
+        f"    {result} = K{index}({value})",
+        "except Reject:",
+        "    return slow(content)",
+    ]
+    return [indent + line for line in lines]
+
+
+# --------------------------------------------------------------------------------------
+# Absent fields
+# --------------------------------------------------------------------------------------
+
+_OMIT: Any = object()  # leave the key out: the type applies its own default
+
+
+def _absent(spec: FormSpec, field: FieldSpec) -> Any:
+    """What an absent optional field becomes: a factory, a 1-tuple holding the value, or _OMIT."""
+    if spec.shape is Shape.TYPED_DICT and field.default is MISSING:
+        return _OMIT  # a TypedDict without the key, as NotRequired promises
+    if spec.shape is Shape.PYDANTIC_MODEL and (
+        field.default is not MISSING or field.default_factory is not None
+    ):
+        return _OMIT  # pydantic applies its default (and its factory) itself
+    if field.default_factory is not None:
+        return field.default_factory
+    if field.default is not MISSING:
+        return (field.default,)
+    return (None,)
+
+
+def _blank_is_absent(field: FieldSpec) -> bool:
+    # Form clients often send "" for an input left empty. For an optional field that is not
+    # plain text (a number, a date, a choice), "" can only mean "no answer".
+    return not field.required and not (field.kind is Kind.TEXT and field.format is None)
+
+
+# --------------------------------------------------------------------------------------
+# Checkers: one per kind, specialised by the field's constraints
+# --------------------------------------------------------------------------------------
+
+
+def _checker(field: FieldSpec) -> Callable[[Any], Any]:
+    kind = field.kind
+    if kind is Kind.TEXT:
+        return _text_checker(field)
+    if kind is Kind.INTEGER:
+        return _number_checker(field, integer=True)
+    if kind is Kind.NUMBER:
+        return _number_checker(field, integer=False)
+    if kind is Kind.BOOLEAN:
+        return _boolean
+    if kind is Kind.CHOICE:
+        return _choice_checker(field)
+    return _multi_checker(field)
+
+
+def _boolean(value: Any) -> bool:
+    if type(value) is not bool:
+        raise _Reject(f"Expected true or false, got {_json_kind(value)}.")
+    return value
+
+
+def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
+    low, high = field.min_length, field.max_length
+    pattern = re.compile(field.pattern) if field.pattern is not None else None
+    fmt = field.format
+    convert = field.convert
+    format_check = _FORMAT_CHECKS[fmt] if fmt is not None else None
+
+    def check(value: Any) -> Any:
+        if type(value) is not str:
+            raise _Reject(f"Expected text, got {_json_kind(value)}.")
+        if low is not None and len(value) < low:
+            raise _Reject(f"Must be at least {_count(low, 'character')} long.")
+        if high is not None and len(value) > high:
+            raise _Reject(f"Must be at most {_count(high, 'character')} long.")
+        if pattern is not None and pattern.search(value) is None:
+            raise _Reject(f"Must match the pattern {pattern.pattern}.")
+        if format_check is not None:
+            try:
+                parsed = format_check(value)
+            except ValueError:
+                raise _Reject(f"{_FORMAT_PROBLEMS[fmt]}, got {_shorten(value)}.") from None  # type: ignore[index]
+            if convert is parse_date or convert is parse_datetime:
+                return parsed
+        if convert is not None:
+            try:
+                return convert(value)
+            except ValueError:  # pydantic URL types: a link of the wrong kind
+                raise _Reject(f"{_FORMAT_PROBLEMS['uri']}, got {_shorten(value)}.") from None
+        return value
+
+    return check
+
+
+def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
+    low, high = field.minimum, field.maximum
+    strict_low, strict_high = field.exclusive_minimum, field.exclusive_maximum
+    convert = field.convert
+
+    def check(value: Any) -> Any:
+        kind = type(value)
+        if kind is not int and kind is not float:
+            what = "a whole number" if integer else "a number"
+            raise _Reject(f"Expected {what}, got {_json_kind(value)}.")
+        if kind is float and not math.isfinite(value):
+            raise _Reject("Must be a finite number.")
+        if integer:
+            if kind is float:
+                if not value.is_integer():
+                    raise _Reject(f"Expected a whole number, got {value!r}.")
+                value = int(value)
+        elif convert is None and kind is int:
+            try:
+                value = float(value)
+            except OverflowError:
+                raise _Reject("Must be a finite number.") from None
+        if low is not None and value < low:
+            raise _Reject(f"Must be at least {low}.")
+        if high is not None and value > high:
+            raise _Reject(f"Must be at most {high}.")
+        if strict_low is not None and value <= strict_low:
+            raise _Reject(f"Must be greater than {strict_low}.")
+        if strict_high is not None and value >= strict_high:
+            raise _Reject(f"Must be less than {strict_high}.")
+        return value if convert is None else convert(value)
+
+    return check
+
+
+def _choice_checker(field: FieldSpec) -> Callable[[Any], Any]:
+    lookup = {choice.wire: choice.value for choice in field.choices}
+    options = _options(field)
+
+    def check(value: Any) -> Any:
+        if type(value) is str and value in lookup:
+            return lookup[value]
+        raise _Reject(f"Must be one of {options}; got {_shorten(value)}.")
+
+    return check
+
+
+def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
+    lookup = {choice.wire: choice.value for choice in field.choices}
+    options = _options(field)
+    low, high = field.min_length, field.max_length
+    container: Callable[[list[Any]], Any] = field.container or list
+
+    def check(value: Any) -> Any:
+        if type(value) is not list:
+            raise _Reject(f"Expected a list of options, got {_json_kind(value)}.")
+        chosen = []
+        for item in value:
+            if type(item) is not str or item not in lookup:
+                raise _Reject(f"Every option must be one of {options}; got {_shorten(item)}.")
+            chosen.append(item)
+        if len(set(chosen)) != len(chosen):
+            twice = next(item for item in chosen if chosen.count(item) > 1)
+            raise _Reject(f"Choose each option at most once; {twice!r} appears more than once.")
+        if low is not None and len(chosen) < low:
+            raise _Reject(f"Choose at least {_count(low, 'option')}.")
+        if high is not None and len(chosen) > high:
+            raise _Reject(f"Choose at most {_count(high, 'option')}.")
+        return container([lookup[item] for item in chosen])
+
+    return check
+
+
+# --------------------------------------------------------------------------------------
+# Building the author's type
+# --------------------------------------------------------------------------------------
+
+
+def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
+    tp = spec.tp
+    shape = spec.shape
+    key_of = {field.attr: field.key for field in spec.fields}
+    key_of.update({field.key: field.key for field in spec.fields})
+
+    def errors_of(exc: ValueError) -> list[FieldError]:
+        if isinstance(exc, pydantic.ValidationError):
+            return [_pydantic_error(error, key_of) for error in exc.errors(include_url=False)]
+        return [FieldError(None, _sentence(str(exc) or type(exc).__name__))]
+
+    if shape is Shape.SCALAR:
+        return lambda values: values.get("value")
+    if shape is Shape.TYPED_DICT:
+        return dict
+    if shape is Shape.PYDANTIC_MODEL:
+
+        def build_model(values: dict[str, Any]) -> Any:
+            try:
+                return tp.model_validate({key_of[attr]: value for attr, value in values.items()})
+            except ValueError as exc:
+                raise InvalidContent(spec.name, errors_of(exc)) from None
+
+        return build_model
+
+    def build_instance(values: dict[str, Any]) -> Any:
+        try:
+            return tp(**values)
+        except ValueError as exc:  # __post_init__ checks, pydantic dataclass validators
+            raise InvalidContent(spec.name, errors_of(exc)) from None
+
+    return build_instance
+
+
+def _pydantic_error(error: Any, key_of: dict[str, str]) -> FieldError:
+    loc = error.get("loc") or ()
+    field = key_of.get(loc[0]) if loc and isinstance(loc[0], str) else None
+    message: str = error.get("msg", "Invalid value")
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return FieldError(field, _sentence(message))
+
+
+# --------------------------------------------------------------------------------------
+# Message helpers
+# --------------------------------------------------------------------------------------
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return "Invalid value."
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the text {_shorten(value)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _shorten(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _options(field: FieldSpec) -> str:
+    wires = [repr(choice.wire) for choice in field.choices]
+    if len(wires) > 8:
+        wires = [*wires[:8], "..."]
+    return ", ".join(wires)

@@ -1,0 +1,62 @@
+"""The two error families: form definitions we cannot express, and runtime outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class FormDefinitionError(TypeError):
+    """A form type elicitkit cannot express as a flat MCP form.
+
+    Raised when the form is compiled (at ``@form`` decoration or first use), always before
+    anything is sent to a client. The message names the form, the field, the reason, and
+    what to write instead.
+    """
+
+
+class ElicitError(Exception):
+    """Base class of every runtime elicitation error."""
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One problem with one field of a client's answer.
+
+    Attributes:
+        field: The wire key of the field, or ``None`` for a problem with the answer as a
+            whole (for example a model validator that checks two fields together).
+        message: A sentence a person can act on, such as
+            ``"Must be at least 4 characters long."``.
+    """
+
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        """Return ``"field: message"``, or just the message for a whole-answer problem."""
+        return self.message if self.field is None else f"{self.field}: {self.message}"
+
+
+class InvalidContent(ElicitError):
+    """The client accepted the form, but its answer does not fit the form.
+
+    Attributes:
+        form_name: The name of the form type the answer was checked against.
+        errors: Every problem found, not only the first, in field order.
+    """
+
+    def __init__(self, form_name: str, errors: list[FieldError]) -> None:
+        """Store the problems and build a one-paragraph message listing them all."""
+        self.form_name = form_name
+        self.errors = errors
+        noun = "problem" if len(errors) == 1 else "problems"
+        listed = " ".join(str(error) for error in errors)
+        super().__init__(f"The answer to {form_name} has {len(errors)} {noun}: {listed}")
+
+
+class ElicitationDeclined(ElicitError):
+    """The user explicitly declined the form (raised by ``unwrap()``)."""
+
+
+class ElicitationCancelled(ElicitError):
+    """The user dismissed the form without choosing (raised by ``unwrap()``)."""

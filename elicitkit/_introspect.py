@@ -1,0 +1,907 @@
+"""Type introspection: the only module that reads type hints.
+
+Every form type (dataclass, pydantic model, msgspec Struct, TypedDict, or a bare type for a
+one-field form) becomes one `FormSpec` here, and every field becomes one `FieldSpec`,
+whatever vocabulary declared its title, bounds or lengths. Shapes elicitkit cannot express
+fail here with a `FormDefinitionError` that names the form, the field, the reason and the fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import decimal
+import enum
+import math
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+import annotated_types
+import msgspec
+import pydantic
+import typing_extensions
+from pydantic.fields import FieldInfo as PydanticFieldInfo
+from pydantic_core import PydanticUndefined
+from typing_extensions import Doc, NotRequired, ReadOnly, Required, TypeAliasType
+
+from elicitkit._errors import FormDefinitionError
+from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._metadata import FormField, StringFormat
+from elicitkit._wire_values import parse_date, parse_datetime
+
+SCALAR_KEY = "value"
+"""The wire key of the single field of a one-field form built from a bare type."""
+
+_MULTI_CONTAINERS: dict[Any, type] = {list: list, set: set, frozenset: frozenset, tuple: tuple}
+_MAPPING_ORIGINS = (dict, Mapping, typing.Mapping, typing.MutableMapping)
+_UNION_ORIGINS: tuple[Any, ...] = (Union, types.UnionType)
+
+# Words that make a field name look like a credential. Matched against the words of the
+# name (snake_case and camelCase split), alone or joined with their neighbour, so
+# `apiKey`, `api_key` and `API_KEY` all match while `classname` does not match `ssn`.
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "apikey",
+        "privatekey",
+        "accesskey",
+        "creditcard",
+        "cardnumber",
+        "cvv",
+        "ssn",
+    }
+)
+
+_SCALAR_TITLES: dict[object, str] = {
+    "date": "Date",
+    "date-time": "Date and time",
+    "email": "Email",
+    "uri": "Link",
+    Kind.TEXT: "Answer",
+    Kind.INTEGER: "Number",
+    Kind.NUMBER: "Number",
+    Kind.BOOLEAN: "Confirm",
+    Kind.CHOICE: "Choice",
+    Kind.MULTI_CHOICE: "Choices",
+}
+
+
+# --------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------
+
+
+def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
+    """Describe ``tp`` as a flat form.
+
+    Args:
+        tp: A dataclass, pydantic model or dataclass, msgspec Struct, TypedDict, or a bare
+            field type for a one-field form.
+        message: The form's default message, if the author set one.
+
+    Returns:
+        The form's `FormSpec`.
+
+    Raises:
+        FormDefinitionError: ``tp`` cannot be expressed as a flat MCP form.
+    """
+    # Order matters: pydantic dataclasses are dataclasses first (they are built with
+    # cls(**fields) like any dataclass), so the dataclass check comes before the pydantic
+    # model check.
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        fields = _dataclass_fields(tp)
+        shape = Shape.DATACLASS
+    elif _is_pydantic_model(tp):
+        fields = _pydantic_model_fields(tp)
+        shape = Shape.PYDANTIC_MODEL
+    elif _is_struct(tp):
+        fields = _struct_fields(tp)
+        shape = Shape.STRUCT
+    elif typing_extensions.is_typeddict(tp):
+        fields = _typeddict_fields(tp)
+        shape = Shape.TYPED_DICT
+    else:
+        return _scalar_form(tp, message)
+
+    name = type_name(tp)
+    if not fields:
+        raise FormDefinitionError(
+            f"Cannot build a form from {name}: it has no fields, and clients show an empty "
+            "form as a dialog that cannot be answered. Add at least one field, such as a "
+            "bool to confirm."
+        )
+    _check_unique_keys(name, fields)
+    return FormSpec(name=name, tp=tp, shape=shape, fields=tuple(fields), message=message)
+
+
+def _scalar_form(tp: Any, message: str | None) -> FormSpec:
+    name = type_name(tp)
+    if isinstance(tp, type) and tp.__module__ not in {"builtins", "datetime", "decimal"}:
+        plain = not issubclass(tp, enum.Enum) and not _is_url_type(tp) and tp is not _email_str()
+        if plain and _looks_like_a_class_form(tp):
+            raise FormDefinitionError(
+                f"Cannot build a form from {name}: it is a plain class, and elicitkit reads "
+                "fields only from dataclasses, pydantic models, msgspec Structs and "
+                "TypedDicts. Decorate it with @dataclass."
+            )
+    spec = _build_field(
+        form=name,
+        attr=SCALAR_KEY,
+        key=SCALAR_KEY,
+        annotation=tp,
+        default=MISSING,
+        default_factory=None,
+        extra=(),
+        scalar=True,
+    )
+    return FormSpec(name=name, tp=tp, shape=Shape.SCALAR, fields=(spec,), message=message)
+
+
+def _looks_like_a_class_form(tp: type) -> bool:
+    return bool(getattr(tp, "__annotations__", None)) or tp.__init__ is not object.__init__
+
+
+def _check_unique_keys(form: str, fields: list[FieldSpec]) -> None:
+    seen: dict[str, str] = {}
+    for spec in fields:
+        if spec.key in seen:
+            raise FormDefinitionError(
+                f"Cannot build a form from {form}: fields '{seen[spec.key]}' and "
+                f"'{spec.attr}' both use the wire key '{spec.key}'. Give one of them "
+                "another alias."
+            )
+        seen[spec.key] = spec.attr
+
+
+# --------------------------------------------------------------------------------------
+# One reader per form vocabulary
+# --------------------------------------------------------------------------------------
+
+
+def _resolved_hints(tp: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(tp, include_extras=True)
+    except NameError as exc:
+        raise FormDefinitionError(
+            f"Cannot build a form from {type_name(tp)}: the annotation name '{exc.name}' "
+            "cannot be resolved. Define or import it at module level, where the form's "
+            "module can see it."
+        ) from exc
+
+
+def _dataclass_fields(tp: type) -> list[FieldSpec]:
+    hints = _resolved_hints(tp)
+    # pydantic dataclasses keep their Field(...) settings in __pydantic_fields__.
+    pydantic_fields: dict[str, PydanticFieldInfo] = getattr(tp, "__pydantic_fields__", {})
+    specs = []
+    for dc_field in dataclasses.fields(tp):
+        if not dc_field.init:
+            continue
+        extra: list[Any] = []
+        default: Any = dc_field.default
+        factory: Callable[[], Any] | None = None
+        if dc_field.default_factory is not dataclasses.MISSING:
+            factory = dc_field.default_factory
+        info = pydantic_fields.get(dc_field.name)
+        if isinstance(default, PydanticFieldInfo):
+            info = default
+        if info is not None:
+            extra.append(info)
+            default, factory = _pydantic_default(info)
+        elif default is dataclasses.MISSING:
+            default = MISSING
+        specs.append(
+            _build_field(
+                form=type_name(tp),
+                attr=dc_field.name,
+                key=dc_field.name,
+                annotation=hints.get(dc_field.name, dc_field.type),
+                default=default,
+                default_factory=factory,
+                extra=extra,
+            )
+        )
+    return specs
+
+
+def _pydantic_default(info: PydanticFieldInfo) -> tuple[Any, Callable[[], Any] | None]:
+    factory = info.default_factory
+    if factory is not None:
+        # pydantic allows factories that take the validated data; those cannot run before
+        # validation, so they are treated as "no default we can show".
+        return MISSING, (factory if _takes_no_arguments(factory) else None)
+    if info.default is PydanticUndefined:
+        return MISSING, None
+    return info.default, None
+
+
+def _takes_no_arguments(fn: Callable[..., Any]) -> bool:
+    import inspect  # noqa: PLC0415  (only reached for pydantic default factories)
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return not any(p.default is inspect.Parameter.empty and p.kind <= 2 for p in params)
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
+
+
+def _pydantic_model_fields(tp: type[pydantic.BaseModel]) -> list[FieldSpec]:
+    if not tp.__pydantic_complete__:
+        tp.model_rebuild()
+    specs = []
+    for name, info in tp.model_fields.items():
+        alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+        default, factory = _pydantic_default(info)
+        specs.append(
+            _build_field(
+                form=type_name(tp),
+                attr=name,
+                key=alias or name,
+                annotation=info.annotation,
+                default=default,
+                default_factory=factory,
+                extra=[info, *info.metadata],
+                pydantic_required=info.is_required(),
+            )
+        )
+    return specs
+
+
+def _is_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _struct_fields(tp: type[msgspec.Struct]) -> list[FieldSpec]:
+    try:
+        struct_fields = msgspec.structs.fields(tp)
+    except NameError:
+        _resolved_hints(tp)  # raises the same FormDefinitionError as the other readers
+        raise  # pragma: no cover  (get_type_hints failed in msgspec but not here)
+    specs = []
+    for info in struct_fields:
+        factory = None if info.default_factory is msgspec.NODEFAULT else info.default_factory
+        default = MISSING if info.default is msgspec.NODEFAULT else info.default
+        specs.append(
+            _build_field(
+                form=type_name(tp),
+                attr=info.name,
+                key=info.encode_name,
+                annotation=info.type,
+                default=default,
+                default_factory=factory,
+                extra=(),
+            )
+        )
+    return specs
+
+
+def _typeddict_fields(tp: Any) -> list[FieldSpec]:
+    hints = _resolved_hints(tp)
+    required_keys: frozenset[str] = getattr(tp, "__required_keys__", frozenset(hints))
+    specs = []
+    for name, hint in hints.items():
+        annotation, qualifier = _strip_typeddict_qualifiers(hint)
+        # Required/NotRequired written on the field win over the class's `total`; with
+        # `from __future__ import annotations` older Pythons miss them in __required_keys__.
+        key_required = qualifier if qualifier is not None else name in required_keys
+        specs.append(
+            _build_field(
+                form=type_name(tp),
+                attr=name,
+                key=name,
+                annotation=annotation,
+                default=MISSING,
+                default_factory=None,
+                extra=(),
+                key_required=key_required,
+            )
+        )
+    return specs
+
+
+def _strip_typeddict_qualifiers(hint: Any) -> tuple[Any, bool | None]:
+    required: bool | None = None
+    while True:
+        origin = typing.get_origin(hint)
+        if origin in (Required, typing_extensions.Required) or _named(origin, "Required"):
+            required, hint = True, typing.get_args(hint)[0]
+        elif origin in (NotRequired, typing_extensions.NotRequired) or _named(
+            origin, "NotRequired"
+        ):
+            required, hint = False, typing.get_args(hint)[0]
+        elif origin in (ReadOnly, typing_extensions.ReadOnly) or _named(origin, "ReadOnly"):
+            hint = typing.get_args(hint)[0]
+        else:
+            return hint, required
+
+
+def _named(origin: Any, name: str) -> bool:
+    # typing.Required (3.11+) and typing_extensions.Required are different objects.
+    return origin is not None and getattr(origin, "_name", None) == name
+
+
+# --------------------------------------------------------------------------------------
+# One field
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Settings:
+    """Field settings gathered from every vocabulary, before they are checked."""
+
+    title: str | None = None
+    description: str | None = None
+    format: StringFormat | None = None
+    labels: Mapping[object, str] | None = None
+    sensitive: bool | None = None
+    ge: Any = None
+    gt: Any = None
+    le: Any = None
+    lt: Any = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    own: list[FormField] = field(default_factory=list)
+
+    def read(self, item: Any) -> None:
+        """Fold one metadata object into the settings; unknown objects are ignored."""
+        if isinstance(item, FormField):
+            self.own.append(item)  # applied last, so ours win
+        elif isinstance(item, PydanticFieldInfo):
+            self.title = item.title or self.title
+            self.description = item.description or self.description
+            for inner in item.metadata:
+                self.read(inner)
+        elif isinstance(item, msgspec.Meta):
+            self._read_msgspec(item)
+        elif isinstance(item, Doc):
+            self.description = item.documentation
+        elif isinstance(item, annotated_types.Interval):
+            for inner in item:
+                self.read(inner)
+        elif isinstance(item, annotated_types.Len):
+            self.min_length = item.min_length
+            self.max_length = item.max_length
+        elif isinstance(item, annotated_types.MinLen):
+            self.min_length = item.min_length
+        elif isinstance(item, annotated_types.MaxLen):
+            self.max_length = item.max_length
+        elif isinstance(item, annotated_types.Ge):
+            self.ge = item.ge
+        elif isinstance(item, annotated_types.Gt):
+            self.gt = item.gt
+        elif isinstance(item, annotated_types.Le):
+            self.le = item.le
+        elif isinstance(item, annotated_types.Lt):
+            self.lt = item.lt
+        elif isinstance(getattr(item, "pattern", None), str):
+            # pydantic's Field(pattern=...) arrives as its internal general metadata.
+            self.pattern = item.pattern
+
+    def _read_msgspec(self, meta: msgspec.Meta) -> None:
+        self.title = meta.title or self.title
+        self.description = meta.description or self.description
+        for name in ("ge", "gt", "le", "lt", "min_length", "max_length", "pattern"):
+            value = getattr(meta, name)
+            if value is not None:
+                setattr(self, name, value)
+
+    def apply_own(self) -> None:
+        """Apply elicitkit's FormField settings over everything else."""
+        for own in self.own:
+            self.title = own.title or self.title
+            self.description = own.description or self.description
+            self.format = own.format or self.format
+            self.labels = own.labels if own.labels is not None else self.labels
+            self.sensitive = own.sensitive if own.sensitive is not None else self.sensitive
+
+
+@dataclass
+class _Unwrapped:
+    core: Any
+    optional: bool
+    settings: _Settings
+
+
+def _unwrap(
+    annotation: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> _Unwrapped:
+    """Peel aliases, NewType, Annotated and ``| None`` off an annotation."""
+    optional = False
+    tp = annotation
+    while True:
+        if isinstance(tp, TypeAliasType) or _is_typing_alias_type(tp):
+            tp = tp.__value__
+        elif isinstance(tp, typing.NewType):
+            tp = tp.__supertype__
+        elif typing.get_origin(tp) is typing.Annotated or _named(
+            typing.get_origin(tp), "Annotated"
+        ):
+            tp, *metadata = typing.get_args(tp)
+            for item in metadata:
+                settings.read(item)
+        elif typing.get_origin(tp) in _UNION_ORIGINS:
+            members = [arg for arg in typing.get_args(tp) if arg is not type(None)]
+            if len(members) < len(typing.get_args(tp)):
+                optional = True
+            if len(members) != 1:
+                raise problem(
+                    f"{type_name(tp)} is a union of {len(members)} value types, which one "
+                    "form field cannot express. Use one type, or ask with two separate fields."
+                )
+            tp = members[0]
+        elif tp is type(None) or tp is None:
+            raise problem("None alone holds no answer. Give the field a value type.")
+        else:
+            return _Unwrapped(core=tp, optional=optional, settings=settings)
+
+
+def _is_typing_alias_type(tp: Any) -> bool:
+    alias_type = getattr(typing, "TypeAliasType", None)  # Python 3.12+ `type X = ...`
+    return alias_type is not None and isinstance(tp, alias_type)
+
+
+def _build_field(
+    *,
+    form: str,
+    attr: str,
+    key: str,
+    annotation: Any,
+    default: Any,
+    default_factory: Callable[[], Any] | None,
+    extra: Iterable[Any],
+    scalar: bool = False,
+    key_required: bool = True,
+    pydantic_required: bool | None = None,
+) -> FieldSpec:
+    def problem(reason: str) -> FormDefinitionError:
+        if scalar:
+            return FormDefinitionError(f"Cannot build a one-field form from {form}: {reason}")
+        return FormDefinitionError(f"Cannot build a form field for '{attr}' of {form}: {reason}")
+
+    settings = _Settings()
+    for item in extra:
+        settings.read(item)
+    unwrapped = _unwrap(annotation, settings, problem)
+    settings.apply_own()
+    core = unwrapped.core
+    if default is None and not unwrapped.optional:
+        # `x: int = None` is a common shorthand for an optional field.
+        default = MISSING
+    has_default = default is not MISSING or default_factory is not None
+    required = key_required and not unwrapped.optional and not has_default
+    if pydantic_required is False:
+        required = False
+
+    kind, extras = _classify(core, settings, problem)
+    _check_not_secret(attr, settings, problem)
+    if settings.title:
+        title = settings.title
+    elif not scalar:
+        title = humanise(attr)
+    elif kind is Kind.CHOICE and isinstance(core, type):
+        title = humanise(core.__name__)  # ask(Color) is titled "Color"
+    else:
+        title = _SCALAR_TITLES.get(extras.get("format"), _SCALAR_TITLES[kind])
+    spec = FieldSpec(
+        key=key,
+        attr=attr,
+        kind=kind,
+        title=title,
+        description=settings.description,
+        required=required,
+        default=default,
+        default_factory=default_factory,
+        type_name=type_name(annotation),
+        **extras,
+    )
+    _check_constraints(spec, settings, problem)
+    return spec
+
+
+def _classify(
+    core: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> tuple[Kind, dict[str, Any]]:
+    """Map the unwrapped type to a wire kind and the FieldSpec settings that go with it."""
+    origin = typing.get_origin(core)
+    if core is Any or core is object:
+        raise problem(
+            f"{type_name(core)} says nothing about what to ask. Annotate the field with a "
+            "concrete type such as str, int, bool, a Literal or an Enum."
+        )
+    if core is bool:
+        return Kind.BOOLEAN, {}
+    if isinstance(core, type) and issubclass(core, enum.Enum):
+        return Kind.CHOICE, _choice_settings(_enum_choices(core, problem), settings, problem)
+    if origin is Literal:
+        return Kind.CHOICE, _choice_settings(_literal_choices(core, problem), settings, problem)
+    if origin in _MULTI_CONTAINERS or core in _MULTI_CONTAINERS:
+        return Kind.MULTI_CHOICE, _multi_settings(core, settings, problem)
+    if origin in _MAPPING_ORIGINS or core in _MAPPING_ORIGINS:
+        raise problem(
+            f"{type_name(core)} is a nested mapping, and MCP forms are flat. Declare one "
+            "field per key instead."
+        )
+    if _is_secret_type(core):
+        raise problem(
+            f"{type_name(core)} holds a secret, and MCP forbids asking for secrets "
+            "(passwords, API keys, tokens, payment data) in form mode. Ask for it through "
+            "URL mode instead, on a page you control."
+        )
+    if _is_form_class(core):
+        raise problem(
+            f"{type_name(core)} is a nested form, and nested forms are not supported yet. "
+            f"Move its fields into this form, or ask for {type_name(core)} with a separate "
+            "ask()."
+        )
+    if core is str:
+        return Kind.TEXT, {"format": settings.format}
+    if core is _email_str():
+        return Kind.TEXT, {"format": "email"}
+    if _is_url_type(core):
+        return Kind.TEXT, {"format": "uri", "convert": core}
+    if core is int:
+        return Kind.INTEGER, {}
+    if core is float:
+        return Kind.NUMBER, {}
+    if core is decimal.Decimal:
+        return Kind.NUMBER, {"convert": _to_decimal}
+    if core is dt.datetime:  # before date: every datetime is a date
+        return Kind.TEXT, {"format": "date-time", "convert": parse_datetime}
+    if core is dt.date:
+        return Kind.TEXT, {"format": "date", "convert": parse_date}
+    raise problem(
+        f"{type_name(core)} has no form field. Use str, int, float, bool, Decimal, date, "
+        "datetime, a Literal, an Enum, or a list of a Literal or an Enum."
+    )
+
+
+def _to_decimal(value: float) -> decimal.Decimal:
+    # Via str, so 0.1 becomes Decimal("0.1") rather than its binary approximation.
+    return decimal.Decimal(str(value))
+
+
+def _is_form_class(tp: Any) -> bool:
+    return (
+        (isinstance(tp, type) and dataclasses.is_dataclass(tp))
+        or _is_pydantic_model(tp)
+        or _is_struct(tp)
+        or typing_extensions.is_typeddict(tp)
+    )
+
+
+def _is_secret_type(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(
+        tp, (pydantic.SecretStr, pydantic.SecretBytes, pydantic.types.Secret)
+    )
+
+
+def _email_str() -> Any:
+    return pydantic.EmailStr
+
+
+def _is_url_type(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, pydantic.AnyUrl)
+
+
+# --------------------------------------------------------------------------------------
+# Choices
+# --------------------------------------------------------------------------------------
+
+
+def _enum_choices(
+    tp: type[enum.Enum], problem: Callable[[str], FormDefinitionError]
+) -> list[Choice]:
+    members = list(tp)
+    if not members:
+        raise problem(f"{type_name(tp)} has no members, so there is nothing to choose.")
+    labels: Mapping[str, str] = getattr(tp, "__labels__", None) or {}
+    unknown = set(labels) - set(tp.__members__)
+    if unknown:
+        raise problem(
+            f"{type_name(tp)}.__labels__ names {_quoted(unknown)}, which "
+            f"{'is not a member' if len(unknown) == 1 else 'are not members'}. Key "
+            "__labels__ by member name."
+        )
+    choices = []
+    for member in members:
+        value = member.value
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise problem(
+                f"{type_name(tp)}.{member.name} has the value {value!r}; choices travel as "
+                "strings, so Enum values must be str or int. Give the members str or int "
+                "values."
+            )
+        choices.append(Choice(wire=str(value), value=member, label=labels.get(member.name)))
+    return choices
+
+
+def _literal_choices(tp: Any, problem: Callable[[str], FormDefinitionError]) -> list[Choice]:
+    choices = []
+    for value in typing_extensions.get_args(tp):
+        if isinstance(value, enum.Enum):
+            wire = str(value.value)
+        elif isinstance(value, bool):
+            wire = "true" if value else "false"
+        elif isinstance(value, (str, int)):
+            wire = str(value)
+        else:
+            raise problem(
+                f"{type_name(tp)} contains {value!r}; choices travel as strings, so Literal "
+                "values must be str, int or bool."
+            )
+        choices.append(Choice(wire=wire, value=value, label=None))
+    return choices
+
+
+def _choice_settings(
+    choices: list[Choice], settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> dict[str, Any]:
+    wires = [choice.wire for choice in choices]
+    duplicates = {wire for wire in wires if wires.count(wire) > 1}
+    if duplicates:
+        raise problem(
+            f"the options {_quoted(duplicates)} appear more than once on the wire (choices "
+            "travel as strings, so 1 and '1' collide). Make every option's string distinct."
+        )
+    if settings.labels is not None:
+        choices = _apply_labels(choices, settings.labels, problem)
+    titled = any(choice.label is not None for choice in choices)
+    if titled:
+        choices = [
+            choice
+            if choice.label is not None
+            else Choice(choice.wire, choice.value, _default_label(choice))
+            for choice in choices
+        ]
+    return {"choices": tuple(choices), "titled": titled}
+
+
+def _apply_labels(
+    choices: list[Choice],
+    labels: Mapping[object, str],
+    problem: Callable[[str], FormDefinitionError],
+) -> list[Choice]:
+    matched: set[object] = set()
+    labelled = []
+    for choice in choices:
+        label = choice.label
+        for candidate in (choice.value, getattr(choice.value, "value", MISSING), choice.wire):
+            if _hashable(candidate) and candidate in labels:
+                label = labels[candidate]
+                matched.add(candidate)
+                break
+        labelled.append(Choice(choice.wire, choice.value, label))
+    unknown = [key for key in labels if key not in matched]
+    if unknown:
+        raise problem(
+            f"the labels name {_quoted(unknown)}, which "
+            f"{'is not an option' if len(unknown) == 1 else 'are not options'}. Key labels "
+            "by Enum member, Literal value, or the option's string."
+        )
+    return labelled
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _default_label(choice: Choice) -> str:
+    if isinstance(choice.value, enum.Enum):
+        return humanise(choice.value.name)
+    return choice.wire
+
+
+def _multi_settings(
+    core: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> dict[str, Any]:
+    origin = typing.get_origin(core) or core
+    args = typing.get_args(core)
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        raise problem(
+            f"{type_name(core)} is a fixed-length tuple, which a form cannot express. Use "
+            "tuple[X, ...] for a multi-select, or separate fields."
+        )
+    item = args[0] if args else Any
+    item_settings = _Settings()
+    inner = _unwrap(item, item_settings, problem)
+    item_core = inner.core
+    is_choice = (isinstance(item_core, type) and issubclass(item_core, enum.Enum)) or (
+        typing.get_origin(item_core) is Literal
+    )
+    if not is_choice or inner.optional:
+        raise problem(
+            f"{type_name(core)} has no flat JSON form. Use list[Literal[...]] or "
+            "list[SomeEnum] for a multi-select."
+        )
+    item_settings.apply_own()
+    if item_settings.labels is not None and settings.labels is None:
+        settings.labels = item_settings.labels
+    if isinstance(item_core, type) and issubclass(item_core, enum.Enum):
+        choices = _enum_choices(item_core, problem)
+    else:
+        choices = _literal_choices(item_core, problem)
+    return {**_choice_settings(choices, settings, problem), "container": _MULTI_CONTAINERS[origin]}
+
+
+# --------------------------------------------------------------------------------------
+# Constraints and secrets
+# --------------------------------------------------------------------------------------
+
+
+def _check_constraints(
+    spec: FieldSpec, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> None:
+    """Check that every constraint fits the field's kind, and store it on the spec."""
+    has_bounds = any(v is not None for v in (settings.ge, settings.gt, settings.le, settings.lt))
+    has_lengths = settings.min_length is not None or settings.max_length is not None
+    numeric = spec.kind in (Kind.INTEGER, Kind.NUMBER)
+    if has_bounds and not numeric:
+        raise problem(
+            f"bounds (ge, gt, le, lt) apply only to numbers, and this field is "
+            f"{spec.type_name}. Remove them, or use min_length/max_length for lengths."
+        )
+    if has_lengths and spec.kind not in (Kind.TEXT, Kind.MULTI_CHOICE):
+        raise problem(
+            f"length limits apply only to text and multi-selects, and this field is "
+            f"{spec.type_name}. Remove them, or use ge/le for bounds."
+        )
+    if settings.pattern is not None and spec.kind is not Kind.TEXT:
+        raise problem(f"a pattern applies only to text, and this field is {spec.type_name}.")
+    if settings.format is not None and spec.format != settings.format:
+        raise problem(
+            f"format '{settings.format}' applies only to a plain str field, and this field is "
+            f"{spec.type_name}. Remove it: dates, datetimes, EmailStr and URL types carry "
+            "their own format."
+        )
+    values: dict[str, Any] = {}
+    if numeric:
+        values.update(_bounds(spec.kind, settings, problem))
+    if has_lengths:
+        values["min_length"] = settings.min_length
+        values["max_length"] = settings.max_length
+        low, high = settings.min_length or 0, settings.max_length
+        if high is not None and low > high:
+            raise problem(f"min length {low} is greater than max length {high}.")
+    if settings.pattern is not None:
+        try:
+            re.compile(settings.pattern)
+        except re.error as exc:
+            raise problem(
+                f"the pattern {settings.pattern!r} is not a valid regular expression ({exc})."
+            ) from exc
+        values["pattern"] = settings.pattern
+    for name, value in values.items():
+        object.__setattr__(spec, name, value)  # spec is frozen; it is still being built
+
+
+def _bounds(
+    kind: Kind, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> dict[str, Any]:
+    for name in ("ge", "gt", "le", "lt"):
+        value = getattr(settings, name)
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float, decimal.Decimal))
+            or not math.isfinite(value)
+        ):
+            raise problem(f"the bound {name}={value!r} is not a finite number.")
+    minimum, maximum = settings.ge, settings.le
+    out: dict[str, Any] = {}
+    if kind is Kind.INTEGER:
+        # The wire has no exclusive bounds; on integers they have exact inclusive twins.
+        if settings.gt is not None:
+            low = math.floor(settings.gt) + 1
+            minimum = low if minimum is None else max(minimum, low)
+        if settings.lt is not None:
+            high = math.ceil(settings.lt) - 1
+            maximum = high if maximum is None else min(maximum, high)
+        minimum = None if minimum is None else math.ceil(minimum)
+        maximum = None if maximum is None else math.floor(maximum)
+    else:
+        # On floats they have none: the wire carries the bound itself (the closest the
+        # grammar can say, so a client can still place its slider), and decoding enforces
+        # the strict bound.
+        if settings.gt is not None:
+            out["exclusive_minimum"] = _plain_number(settings.gt)
+            minimum = settings.gt if minimum is None else max(minimum, settings.gt)
+        if settings.lt is not None:
+            out["exclusive_maximum"] = _plain_number(settings.lt)
+            maximum = settings.lt if maximum is None else min(maximum, settings.lt)
+    if minimum is not None and maximum is not None and minimum > maximum:
+        raise problem(f"the lower bound {minimum} is above the upper bound {maximum}.")
+    out["minimum"] = None if minimum is None else _plain_number(minimum)
+    out["maximum"] = None if maximum is None else _plain_number(maximum)
+    return out
+
+
+def _plain_number(value: Any) -> int | float:
+    if isinstance(value, int):
+        return value
+    as_float = float(value)
+    return (
+        int(as_float) if as_float.is_integer() and isinstance(value, decimal.Decimal) else as_float
+    )
+
+
+def _check_not_secret(
+    attr: str, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+) -> None:
+    if settings.sensitive is False:
+        return
+    word = secret_word(attr)
+    if settings.sensitive or word is not None:
+        reason = (
+            f"its name suggests a secret ({word})" if word is not None else "it is marked sensitive"
+        )
+        raise problem(
+            f"{reason}, and MCP forbids asking for secrets (passwords, API keys, tokens, "
+            "payment data) in form mode. Ask for it through URL mode instead, or mark the "
+            "field FormField(sensitive=False) if it holds no secret."
+        )
+
+
+def secret_word(name: str) -> str | None:
+    """Return the credential word a field name contains (``"api key"``), or ``None``."""
+    words = _words(name)
+    for index, word in enumerate(words):
+        if _singular(word) in _SECRET_WORDS:
+            return word
+        if index + 1 < len(words) and _singular(word + words[index + 1]) in _SECRET_WORDS:
+            return f"{word} {words[index + 1]}"
+    return None
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+# --------------------------------------------------------------------------------------
+# Names
+# --------------------------------------------------------------------------------------
+
+# An acronym (not followed by lower case), a capitalised or lower-case word, or digits:
+# "zip_code", "zipCode" and "ZIP_CODE" all split into two words; "APIKey" into "API", "Key".
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def _words(name: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(name)]
+
+
+def humanise(name: str) -> str:
+    """Turn an identifier into a title: ``zip_code`` and ``zipCode`` become ``"Zip code"``."""
+    words = _words(name)
+    if not words:
+        return name
+    text = " ".join(words)
+    return text[0].upper() + text[1:]
+
+
+def type_name(tp: Any) -> str:
+    """Name a type the way its author wrote it, for messages."""
+    if isinstance(tp, type) and not typing.get_args(tp):
+        return tp.__qualname__ if tp.__module__ != "builtins" else tp.__name__
+    text = repr(tp)
+    for prefix in ("typing_extensions.", "typing.", "datetime.", "decimal.", "annotated_types."):
+        text = text.replace(prefix, "")
+    return re.sub(r"<class '(?:[\w.]+\.)?([\w]+)'>", r"\1", text)
+
+
+def _quoted(items: Iterable[object]) -> str:
+    return ", ".join(sorted(repr(item) for item in items))

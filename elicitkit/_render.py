@@ -1,0 +1,148 @@
+"""Rendering: FormSpec + protocol version -> the exact wire ``requestedSchema``.
+
+A pure function that emits only the keys the spec's TypeScript types allow for the version:
+never a top-level ``title``, ``$schema``, ``$ref``/``$defs``, ``anyOf`` with null,
+``additionalProperties``, ``pattern`` or an empty ``properties``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import enum
+from typing import Any
+
+from elicitkit._errors import FormDefinitionError
+from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind
+from elicitkit._protocol import ProtocolVersion
+
+_FIRST_VERSION: ProtocolVersion = "2025-06-18"
+"""The first version: booleans alone carry defaults, labels need enumNames, no arrays."""
+
+
+def render_schema(
+    spec: FormSpec, protocol: ProtocolVersion, *, legacy_enum_names: bool = False
+) -> dict[str, Any]:
+    """Return the ``requestedSchema`` for a form on one protocol version.
+
+    Args:
+        spec: The form.
+        protocol: The negotiated protocol version.
+        legacy_enum_names: Render labelled single choices as ``enum`` + ``enumNames``
+            (the deprecated form) even where ``oneOf`` is available. Always on for
+            2025-06-18, which knows no other.
+
+    Raises:
+        FormDefinitionError: The form has a multi-select and ``protocol`` is 2025-06-18.
+    """
+    legacy = legacy_enum_names or protocol == _FIRST_VERSION
+    properties = {
+        field.key: _render_field(spec, field, protocol, legacy=legacy) for field in spec.fields
+    }
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [field.key for field in spec.fields if field.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _render_field(
+    spec: FormSpec, field: FieldSpec, protocol: ProtocolVersion, *, legacy: bool
+) -> dict[str, Any]:
+    out: dict[str, Any]
+    kind = field.kind
+    if kind is Kind.TEXT:
+        out = {"type": "string"}
+    elif kind is Kind.INTEGER:
+        out = {"type": "integer"}
+    elif kind is Kind.NUMBER:
+        out = {"type": "number"}
+    elif kind is Kind.BOOLEAN:
+        out = {"type": "boolean"}
+    elif kind is Kind.CHOICE:
+        out = {"type": "string"}
+    else:
+        if protocol == _FIRST_VERSION:
+            raise FormDefinitionError(
+                f"Cannot render field '{field.attr}' of {spec.name} for protocol "
+                f"{protocol}: multi-selects exist only from 2025-11-25 on. Ask for it with "
+                "a newer protocol, or use a single choice."
+            )
+        out = {"type": "array"}
+    out["title"] = field.title
+    if field.description:
+        out["description"] = field.description
+    if kind is Kind.TEXT:
+        _put(out, "minLength", field.min_length)
+        _put(out, "maxLength", field.max_length)
+        _put(out, "format", field.format)
+    elif kind in (Kind.INTEGER, Kind.NUMBER):
+        _put(out, "minimum", field.minimum)
+        _put(out, "maximum", field.maximum)
+    elif kind is Kind.CHOICE:
+        wires = [choice.wire for choice in field.choices]
+        if not field.titled:
+            out["enum"] = wires
+        elif legacy:
+            out["enum"] = wires
+            out["enumNames"] = [choice.label for choice in field.choices]
+        else:
+            out["oneOf"] = [{"const": c.wire, "title": c.label} for c in field.choices]
+    elif kind is Kind.MULTI_CHOICE:
+        _put(out, "minItems", field.min_length)
+        _put(out, "maxItems", field.max_length)
+        if field.titled:
+            out["items"] = {"anyOf": [{"const": c.wire, "title": c.label} for c in field.choices]}
+        else:
+            out["items"] = {"type": "string", "enum": [choice.wire for choice in field.choices]}
+    # Only booleans carry a default on 2025-06-18; every kind does from 2025-11-25 on.
+    if kind is Kind.BOOLEAN or protocol != _FIRST_VERSION:
+        default = wire_default(field)
+        if default is not MISSING:
+            out["default"] = default
+    return out
+
+
+def _put(out: dict[str, Any], key: str, value: object) -> None:
+    if value is not None:
+        out[key] = value
+
+
+def wire_default(field: FieldSpec) -> Any:
+    """Return the field's default as the client should prefill it, or `MISSING`.
+
+    Defaults from a ``default_factory`` are not rendered: a factory may return a fresh
+    value on every call (``datetime.now``), and schemas are rendered once and cached.
+    A default that does not fit the field (``None``, a value of another type) is left out.
+    """
+    value = field.default
+    if value is MISSING or value is None:
+        return MISSING
+    kind = field.kind
+    if kind is Kind.BOOLEAN:
+        return value if isinstance(value, bool) else MISSING
+    if kind is Kind.INTEGER:
+        return value if isinstance(value, int) and not isinstance(value, bool) else MISSING
+    if kind is Kind.NUMBER:
+        if isinstance(value, bool) or not isinstance(value, (int, float, decimal.Decimal)):
+            return MISSING
+        return value if isinstance(value, (int, float)) else float(value)
+    if kind is Kind.TEXT:
+        if isinstance(value, (dt.date, dt.datetime)):
+            return value.isoformat()
+        if isinstance(value, str) or field.convert is not None:
+            return str(value)
+        return MISSING
+    by_value = {_choice_key(choice.value): choice.wire for choice in field.choices}
+    if kind is Kind.CHOICE:
+        return by_value.get(_choice_key(value), MISSING)
+    try:
+        wires = [by_value[_choice_key(item)] for item in value]
+    except (KeyError, TypeError):
+        return MISSING
+    return wires
+
+
+def _choice_key(value: object) -> tuple[type, object]:
+    # Keyed with the type so that True and 1 (equal in Python) stay different options.
+    return (type(value), value.value if isinstance(value, enum.Enum) else value)

@@ -1,0 +1,32 @@
+"""Every schema the suite renders is checked against the official grammar of its version."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import elicitkit
+import elicitkit._forms
+from tests.spec_check import assert_spec_valid
+
+_seen: list[tuple[dict[str, Any], str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _check_every_rendered_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Record each schema a test renders through requested_schema, then validate them all."""
+    original = elicitkit._forms.render_schema
+
+    def recording(spec: Any, protocol: Any, **kwargs: Any) -> dict[str, Any]:
+        schema = original(spec, protocol, **kwargs)
+        _seen.append((schema, protocol))
+        return schema
+
+    monkeypatch.setattr(elicitkit._forms, "render_schema", recording)
+    elicitkit._forms._schemas.clear()  # so cached schemas are rendered (and checked) again
+    _seen.clear()
+    yield
+    for schema, protocol in _seen:
+        assert_spec_valid(schema, protocol)
