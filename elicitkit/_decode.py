@@ -14,7 +14,7 @@ import keyword
 import math
 import re
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import pydantic
 
@@ -84,10 +84,11 @@ def _checked_decoder(spec: FormSpec) -> Decoder:
             raise InvalidContent(
                 name, [FieldError(None, f"Expected an object of field values, got {got}.")]
             )
+        answer = cast("dict[str, Any]", content)
         values: dict[str, Any] = {}
         errors: list[FieldError] = []
         for key, attr, check, required, blank_is_absent, absent in plan:
-            value = content.get(key)
+            value = answer.get(key)
             if value is None or (blank_is_absent and value == ""):
                 if required:
                     errors.append(FieldError(key, "This field is required."))
@@ -138,7 +139,7 @@ def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
     ]
     if not by_keyword:
         lines.append("    out = {}")
-    results = []
+    results: list[str] = []
     for index, field in enumerate(spec.fields):
         value, result = f"v{index}", f"a{index}"
         namespace[f"K{index}"] = _checker(field)
@@ -379,7 +380,7 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
     convert = field.convert
 
     def check(value: Any) -> Any:
-        kind = type(value)
+        kind = value.__class__
         if kind is not int and kind is not float:
             what = "a whole number" if integer else "a number"
             raise _Reject(f"Expected {what}, got {_json_kind(value)}.")
@@ -421,16 +422,16 @@ def _choice_checker(field: FieldSpec) -> Callable[[Any], Any]:
 
 
 def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
-    lookup = {choice.wire: choice.value for choice in field.choices}
+    lookup: dict[str, object] = {choice.wire: choice.value for choice in field.choices}
     options = _options(field)
     low, high = field.min_length, field.max_length
-    container: Callable[[list[Any]], Any] = field.container or list
+    container: Callable[[list[object]], object] = field.container or _as_list
 
     def check(value: Any) -> Any:
         if type(value) is not list:
             raise _Reject(f"Expected a list of options, got {_json_kind(value)}.")
-        chosen = []
-        for item in value:
+        chosen: list[str] = []
+        for item in cast("list[object]", value):
             if type(item) is not str or item not in lookup:
                 raise _Reject(f"Every option must be one of {options}; got {_shorten(item)}.")
             chosen.append(item)
@@ -444,6 +445,10 @@ def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
         return container([lookup[item] for item in chosen])
 
     return check
+
+
+def _as_list(items: list[object]) -> list[object]:
+    return items
 
 
 # --------------------------------------------------------------------------------------

@@ -95,7 +95,8 @@ def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
     # Order matters: pydantic dataclasses are dataclasses first (they are built with
     # cls(**fields) like any dataclass), so the dataclass check comes before the pydantic
     # model check.
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+    fields: list[FieldSpec]
+    if _is_dataclass_type(tp):
         fields = _dataclass_fields(tp)
         shape = Shape.DATACLASS
     elif _is_pydantic_model(tp):
@@ -123,14 +124,6 @@ def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
 
 def _scalar_form(tp: Any, message: str | None) -> FormSpec:
     name = type_name(tp)
-    if isinstance(tp, type) and tp.__module__ not in {"builtins", "datetime", "decimal"}:
-        plain = not issubclass(tp, enum.Enum) and not _is_url_type(tp) and tp is not _email_str()
-        if plain and _looks_like_a_class_form(tp):
-            raise FormDefinitionError(
-                f"Cannot build a form from {name}: it is a plain class, and elicitkit reads "
-                "fields only from dataclasses, pydantic models, msgspec Structs and "
-                "TypedDicts. Decorate it with @dataclass."
-            )
     spec = _build_field(
         form=name,
         attr=SCALAR_KEY,
@@ -142,10 +135,6 @@ def _scalar_form(tp: Any, message: str | None) -> FormSpec:
         scalar=True,
     )
     return FormSpec(name=name, tp=tp, shape=Shape.SCALAR, fields=(spec,), message=message)
-
-
-def _looks_like_a_class_form(tp: type) -> bool:
-    return bool(getattr(tp, "__annotations__", None)) or tp.__init__ is not object.__init__
 
 
 def _check_unique_keys(form: str, fields: list[FieldSpec]) -> None:
@@ -180,7 +169,7 @@ def _dataclass_fields(tp: type) -> list[FieldSpec]:
     hints = _resolved_hints(tp)
     # pydantic dataclasses keep their Field(...) settings in __pydantic_fields__.
     pydantic_fields: dict[str, PydanticFieldInfo] = getattr(tp, "__pydantic_fields__", {})
-    specs = []
+    specs: list[FieldSpec] = []
     for dc_field in dataclasses.fields(tp):
         if not dc_field.init:
             continue
@@ -216,7 +205,8 @@ def _pydantic_default(info: PydanticFieldInfo) -> tuple[Any, Callable[[], Any] |
     if factory is not None:
         # pydantic allows factories that take the validated data; those cannot run before
         # validation, so they are treated as "no default we can show".
-        return MISSING, (factory if _takes_no_arguments(factory) else None)
+        no_arguments: Callable[[], Any] = factory  # type: ignore[assignment]
+        return MISSING, (no_arguments if _takes_no_arguments(factory) else None)
     if info.default is PydanticUndefined:
         return MISSING, None
     return info.default, None
@@ -232,6 +222,10 @@ def _takes_no_arguments(fn: Callable[..., Any]) -> bool:
     return not any(p.default is inspect.Parameter.empty and p.kind <= 2 for p in params)
 
 
+def _is_dataclass_type(tp: Any) -> bool:
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+
+
 def _is_pydantic_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
 
@@ -239,7 +233,7 @@ def _is_pydantic_model(tp: Any) -> bool:
 def _pydantic_model_fields(tp: type[pydantic.BaseModel]) -> list[FieldSpec]:
     if not tp.__pydantic_complete__:
         tp.model_rebuild()
-    specs = []
+    specs: list[FieldSpec] = []
     for name, info in tp.model_fields.items():
         alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
         default, factory = _pydantic_default(info)
@@ -268,7 +262,7 @@ def _struct_fields(tp: type[msgspec.Struct]) -> list[FieldSpec]:
     except NameError:
         _resolved_hints(tp)  # raises the same FormDefinitionError as the other readers
         raise  # pragma: no cover  (get_type_hints failed in msgspec but not here)
-    specs = []
+    specs: list[FieldSpec] = []
     for info in struct_fields:
         factory = None if info.default_factory is msgspec.NODEFAULT else info.default_factory
         default = MISSING if info.default is msgspec.NODEFAULT else info.default
@@ -289,7 +283,7 @@ def _struct_fields(tp: type[msgspec.Struct]) -> list[FieldSpec]:
 def _typeddict_fields(tp: Any) -> list[FieldSpec]:
     hints = _resolved_hints(tp)
     required_keys: frozenset[str] = getattr(tp, "__required_keys__", frozenset(hints))
-    specs = []
+    specs: list[FieldSpec] = []
     for name, hint in hints.items():
         annotation, qualifier = _strip_typeddict_qualifiers(hint)
         # Required/NotRequired written on the field win over the class's `total`; with
@@ -352,7 +346,7 @@ class _Settings:
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
-    own: list[FormField] = field(default_factory=list)
+    own: list[FormField] = field(default_factory=list[FormField])
 
     def read(self, item: Any) -> None:
         """Fold one metadata object into the settings; unknown objects are ignored."""
@@ -422,7 +416,7 @@ def _unwrap(
     tp = annotation
     while True:
         if isinstance(tp, TypeAliasType) or _is_typing_alias_type(tp):
-            tp = tp.__value__
+            tp = typing.cast("Any", tp).__value__
         elif isinstance(tp, typing.NewType):
             tp = tp.__supertype__
         elif typing.get_origin(tp) is typing.Annotated or _named(
@@ -561,6 +555,12 @@ def _classify(
         return Kind.TEXT, {"format": "date-time", "convert": parse_datetime}
     if core is dt.date:
         return Kind.TEXT, {"format": "date", "convert": parse_date}
+    if isinstance(core, type) and getattr(core, "__annotations__", None):
+        raise problem(
+            f"{type_name(core)} is a plain class, and elicitkit reads fields only from "
+            "dataclasses, pydantic models, msgspec Structs and TypedDicts. Decorate it with "
+            "@dataclass."
+        )
     raise problem(
         f"{type_name(core)} has no form field. Use str, int, float, bool, Decimal, date, "
         "datetime, a Literal, an Enum, or a list of a Literal or an Enum."
@@ -574,7 +574,7 @@ def _to_decimal(value: float) -> decimal.Decimal:
 
 def _is_form_class(tp: Any) -> bool:
     return (
-        (isinstance(tp, type) and dataclasses.is_dataclass(tp))
+        _is_dataclass_type(tp)
         or _is_pydantic_model(tp)
         or _is_struct(tp)
         or typing_extensions.is_typeddict(tp)
@@ -614,7 +614,7 @@ def _enum_choices(
             f"{'is not a member' if len(unknown) == 1 else 'are not members'}. Key "
             "__labels__ by member name."
         )
-    choices = []
+    choices: list[Choice] = []
     for member in members:
         value = member.value
         if isinstance(value, bool) or not isinstance(value, (str, int)):
@@ -628,7 +628,7 @@ def _enum_choices(
 
 
 def _literal_choices(tp: Any, problem: Callable[[str], FormDefinitionError]) -> list[Choice]:
-    choices = []
+    choices: list[Choice] = []
     for value in typing_extensions.get_args(tp):
         if isinstance(value, enum.Enum):
             wire = str(value.value)
@@ -674,7 +674,7 @@ def _apply_labels(
     problem: Callable[[str], FormDefinitionError],
 ) -> list[Choice]:
     matched: set[object] = set()
-    labelled = []
+    labelled: list[Choice] = []
     for choice in choices:
         label = choice.label
         for candidate in (choice.value, getattr(choice.value, "value", MISSING), choice.wire):
