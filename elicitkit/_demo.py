@@ -1,5 +1,7 @@
-"""``python -m elicitkit demo``: one form, its wire schema on every protocol version, and
-what decoding makes of a good and a bad answer."""
+"""The demo: one form, its wire schema on every protocol version, two answers decoded.
+
+Run with ``python -m elicitkit demo``.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ class Speed(enum.Enum):
 
     STANDARD = "standard"
     EXPRESS = "express"
-    __labels__ = {"STANDARD": "Standard (3-5 days)", "EXPRESS": "Express (next day)"}
+    __labels__ = {"STANDARD": "Standard (3-5 days)", "EXPRESS": "Express (next day)"}  # noqa: RUF012
 
 
 @form(message="Where should we ship your order?")

@@ -156,7 +156,9 @@ def _check_unique_keys(form: str, fields: list[FieldSpec]) -> None:
 
 def _resolved_hints(tp: Any) -> dict[str, Any]:
     try:
-        return typing.get_type_hints(tp, include_extras=True)
+        # `typing` is in scope for `make_dataclass`, which annotates untyped fields with the
+        # string "typing.Any" whatever the calling module imported.
+        return typing.get_type_hints(tp, localns={"typing": typing}, include_extras=True)
     except NameError as exc:
         raise FormDefinitionError(
             f"Cannot build a form from {type_name(tp)}: the annotation name '{exc.name}' "
@@ -470,11 +472,10 @@ def _build_field(
     unwrapped = _unwrap(annotation, settings, problem)
     settings.apply_own()
     core = unwrapped.core
-    if default is None and not unwrapped.optional:
-        # `x: int = None` is a common shorthand for an optional field.
-        default = MISSING
+    # `x: int = None` is a common shorthand for an optional field.
+    optional = unwrapped.optional or default is None
     has_default = default is not MISSING or default_factory is not None
-    required = key_required and not unwrapped.optional and not has_default
+    required = key_required and not optional and not has_default
     if pydantic_required is False:
         required = False
 
@@ -488,7 +489,8 @@ def _build_field(
         title = humanise(core.__name__)  # ask(Color) is titled "Color"
     else:
         title = _SCALAR_TITLES.get(extras.get("format"), _SCALAR_TITLES[kind])
-    spec = FieldSpec(
+    written = type_name(annotation)
+    return FieldSpec(
         key=key,
         attr=attr,
         kind=kind,
@@ -497,11 +499,10 @@ def _build_field(
         required=required,
         default=default,
         default_factory=default_factory,
-        type_name=type_name(annotation),
+        type_name=written,
         **extras,
+        **_constraints(kind, extras.get("format"), written, settings, problem),
     )
-    _check_constraints(spec, settings, problem)
-    return spec
 
 
 def _classify(
@@ -541,7 +542,7 @@ def _classify(
         )
     if core is str:
         return Kind.TEXT, {"format": settings.format}
-    if core is _email_str():
+    if core is pydantic.EmailStr:
         return Kind.TEXT, {"format": "email"}
     if _is_url_type(core):
         return Kind.TEXT, {"format": "uri", "convert": core}
@@ -585,10 +586,6 @@ def _is_secret_type(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(
         tp, (pydantic.SecretStr, pydantic.SecretBytes, pydantic.types.Secret)
     )
-
-
-def _email_str() -> Any:
-    return pydantic.EmailStr
 
 
 def _is_url_type(tp: Any) -> bool:
@@ -744,34 +741,38 @@ def _multi_settings(
 # --------------------------------------------------------------------------------------
 
 
-def _check_constraints(
-    spec: FieldSpec, settings: _Settings, problem: Callable[[str], FormDefinitionError]
-) -> None:
-    """Check that every constraint fits the field's kind, and store it on the spec."""
+def _constraints(
+    kind: Kind,
+    fmt: str | None,
+    written: str,
+    settings: _Settings,
+    problem: Callable[[str], FormDefinitionError],
+) -> dict[str, Any]:
+    """Check that every constraint fits the field's kind; return them as FieldSpec values."""
     has_bounds = any(v is not None for v in (settings.ge, settings.gt, settings.le, settings.lt))
     has_lengths = settings.min_length is not None or settings.max_length is not None
-    numeric = spec.kind in (Kind.INTEGER, Kind.NUMBER)
+    numeric = kind in (Kind.INTEGER, Kind.NUMBER)
     if has_bounds and not numeric:
         raise problem(
             f"bounds (ge, gt, le, lt) apply only to numbers, and this field is "
-            f"{spec.type_name}. Remove them, or use min_length/max_length for lengths."
+            f"{written}. Remove them, or use min_length/max_length for lengths."
         )
-    if has_lengths and spec.kind not in (Kind.TEXT, Kind.MULTI_CHOICE):
+    if has_lengths and kind not in (Kind.TEXT, Kind.MULTI_CHOICE):
         raise problem(
             f"length limits apply only to text and multi-selects, and this field is "
-            f"{spec.type_name}. Remove them, or use ge/le for bounds."
+            f"{written}. Remove them, or use ge/le for bounds."
         )
-    if settings.pattern is not None and spec.kind is not Kind.TEXT:
-        raise problem(f"a pattern applies only to text, and this field is {spec.type_name}.")
-    if settings.format is not None and spec.format != settings.format:
+    if settings.pattern is not None and kind is not Kind.TEXT:
+        raise problem(f"a pattern applies only to text, and this field is {written}.")
+    if settings.format is not None and fmt != settings.format:
         raise problem(
             f"format '{settings.format}' applies only to a plain str field, and this field is "
-            f"{spec.type_name}. Remove it: dates, datetimes, EmailStr and URL types carry "
+            f"{written}. Remove it: dates, datetimes, EmailStr and URL types carry "
             "their own format."
         )
     values: dict[str, Any] = {}
     if numeric:
-        values.update(_bounds(spec.kind, settings, problem))
+        values.update(_bounds(kind, settings, problem))
     if has_lengths:
         values["min_length"] = settings.min_length
         values["max_length"] = settings.max_length
@@ -786,8 +787,7 @@ def _check_constraints(
                 f"the pattern {settings.pattern!r} is not a valid regular expression ({exc})."
             ) from exc
         values["pattern"] = settings.pattern
-    for name, value in values.items():
-        object.__setattr__(spec, name, value)  # spec is frozen; it is still being built
+    return values
 
 
 def _bounds(
@@ -896,7 +896,8 @@ def humanise(name: str) -> str:
 def type_name(tp: Any) -> str:
     """Name a type the way its author wrote it, for messages."""
     if isinstance(tp, type) and not typing.get_args(tp):
-        return tp.__qualname__ if tp.__module__ != "builtins" else tp.__name__
+        # Outer.Inner stays qualified; a class defined in a function loses the noise.
+        return tp.__qualname__.rsplit("<locals>.", 1)[-1]
     text = repr(tp)
     for prefix in ("typing_extensions.", "typing.", "datetime.", "decimal.", "annotated_types."):
         text = text.replace(prefix, "")
