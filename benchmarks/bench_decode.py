@@ -40,10 +40,11 @@ import timeit
 from importlib.metadata import version
 from typing import Annotated, Any, Literal
 
-import elicitkit
 import pydantic
 from annotated_types import Ge, Le, MaxLen, MinLen
 from mcp.server.elicitation import render_elicitation_schema
+
+import elicitkit
 
 ROUNDS = 9  # interleaved rounds per benchmark; the minimum over them is reported
 ROUND_SECONDS = 0.2  # target duration of one round; sets the calls per round

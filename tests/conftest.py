@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import elicitkit
-import elicitkit._forms
 import pytest
 
+import elicitkit
+import elicitkit._forms
 from tests.spec_check import assert_spec_valid
 
 _seen: list[tuple[dict[str, Any], str]] = []

@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 import annotated_types as at
 import pydantic
 import pytest
-from elicitkit import Email, InvalidContent, Uri, parse_content
 
+from elicitkit import Email, InvalidContent, Uri, parse_content
 from tests.forms import one_field_form
 
 

@@ -10,9 +10,9 @@ import annotated_types as at
 import msgspec
 import pydantic
 import pytest
-from elicitkit import FormField, InvalidContent, parse_content, requested_schema
 from typing_extensions import Doc
 
+from elicitkit import FormField, InvalidContent, parse_content, requested_schema
 from tests.forms import one_field_form
 
 

@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 import pydantic
 import pytest
-from elicitkit import FormField, InvalidContent, parse_content, requested_schema
 
+from elicitkit import FormField, InvalidContent, parse_content, requested_schema
 from tests import future_forms as ff
 
 BOOKING_SCHEMA = {

@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 import annotated_types as at
 import pydantic
 import pytest
-from elicitkit import FormDefinitionError, FormField, form, parse_content, requested_schema
 
+from elicitkit import FormDefinitionError, FormField, form, parse_content, requested_schema
 from tests.forms import one_field_form
 
 

@@ -11,6 +11,8 @@ import annotated_types as at
 import msgspec
 import pydantic
 import pytest
+from typing_extensions import Doc
+
 from elicitkit import (
     PROTOCOL_VERSIONS,
     Email,
@@ -19,8 +21,6 @@ from elicitkit import (
     Uri,
     requested_schema,
 )
-from typing_extensions import Doc
-
 from tests.forms import one_field_form
 
 

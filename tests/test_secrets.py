@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 import pydantic
 import pytest
-from elicitkit import FormDefinitionError, FormField, requested_schema
 
+from elicitkit import FormDefinitionError, FormField, requested_schema
 from tests.forms import one_field_form
 
 URL_MODE_HINT = (

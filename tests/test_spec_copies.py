@@ -9,8 +9,8 @@ from typing import Any
 
 import pydantic
 import pytest
-from elicitkit import parse_content, requested_schema
 
+from elicitkit import parse_content, requested_schema
 from tests.spec_check import SPEC_DIR, spec_errors
 
 SHARED_SPEC = Path(__file__).parents[2] / "shared" / "spec"

@@ -27,8 +27,9 @@ from typing import Annotated, Any, Literal, Optional
 import msgspec
 import pydantic
 from annotated_types import MinLen
-from elicitkit import Action, ElicitResultTyped, form, parse_content, requested_schema
 from typing_extensions import TypedDict, assert_never, assert_type
+
+from elicitkit import Action, ElicitResultTyped, form, parse_content, requested_schema
 
 # --------------------------------------------------------------------------------------
 # Form types, one per supported vocabulary
