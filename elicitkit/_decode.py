@@ -145,26 +145,30 @@ def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
         namespace[f"K{index}"] = _checker(field)
         namespace[f"L{index}"] = {choice.wire: choice.value for choice in field.choices}
         absent = _absent(spec, field)
-        blank = f" or {value} == ''" if _blank_is_absent(field) else ""
-        lines += [f"    {value} = get({field.key!r})", f"    if {value} is None{blank}:"]
+        lines.append(f"    {value} = get({field.key!r})")
         if field.required:
-            lines.append("        return slow(content)")
-        elif absent is _OMIT:
-            lines.append("        pass  # left out: the type applies its own default")
-        elif callable(absent):
-            namespace[f"F{index}"] = absent
-            lines.append(f"        {result} = F{index}()")
+            # No separate test for absence: None fails every kind's check below, and the
+            # reference decoder then says the field is required.
+            lines.extend("    " + line for line in _inline_check(field, index, value, result))
+            store = "    "
         else:
-            namespace[f"D{index}"] = absent[0]
-            lines.append(f"        {result} = D{index}")
-        lines.append("    else:")
-        lines.extend("        " + line for line in _inline_check(field, index, value, result))
+            blank = f" or {value} == ''" if _blank_is_absent(field) else ""
+            lines.append(f"    if {value} is None{blank}:")
+            if absent is _OMIT:
+                lines.append("        pass  # left out: the type applies its own default")
+            elif callable(absent):
+                namespace[f"F{index}"] = absent
+                lines.append(f"        {result} = F{index}()")
+            else:
+                namespace[f"D{index}"] = absent[0]
+                lines.append(f"        {result} = D{index}")
+            lines.append("    else:")
+            lines.extend("        " + line for line in _inline_check(field, index, value, result))
+            store = "        " if absent is _OMIT else "    "
         if by_keyword:
             results.append(result if index < positional else f"{field.attr}={result}")
-        elif absent is _OMIT:
-            lines.append(f"        out[{field.key!r}] = {result}")
         else:
-            lines.append(f"    out[{field.attr!r}] = {result}")
+            lines.append(f"{store}out[{field.attr!r}] = {result}")
     if by_keyword:
         lines += [
             "    try:",
@@ -216,11 +220,14 @@ def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list
         and field.pattern is None
         and field.convert is None
     ):
+        low, high = field.min_length, field.max_length
         test = f"{value}.__class__ is not str"
-        if field.min_length is not None:
-            test += f" or len({value}) < {field.min_length}"
-        if field.max_length is not None:
-            test += f" or len({value}) > {field.max_length}"
+        if low is not None and high is not None:
+            test += f" or not {low} <= len({value}) <= {high}"
+        elif low is not None:
+            test += f" or len({value}) < {low}"
+        elif high is not None:
+            test += f" or len({value}) > {high}"
         return [f"if {test}:", "    return slow(content)", f"{result} = {value}"]
     if kind is Kind.INTEGER:
         test = f"{value}.__class__ is int"
@@ -296,7 +303,7 @@ _OMIT: Any = object()  # leave the key out: the type applies its own default
 
 def _absent(spec: FormSpec, field: FieldSpec) -> Any:
     """What an absent optional field becomes: a factory, a 1-tuple holding the value, or _OMIT."""
-    if spec.shape is Shape.TYPED_DICT and field.default is MISSING:
+    if field.omit_when_absent:
         return _OMIT  # a TypedDict without the key, as NotRequired promises
     if spec.shape is Shape.PYDANTIC_MODEL and (
         field.default is not MISSING or field.default_factory is not None
@@ -311,8 +318,11 @@ def _absent(spec: FormSpec, field: FieldSpec) -> Any:
 
 def _blank_is_absent(field: FieldSpec) -> bool:
     # Form clients often send "" for an input left empty. For an optional field that is not
-    # plain text (a number, a date, a choice), "" can only mean "no answer".
-    return not field.required and not (field.kind is Kind.TEXT and field.format is None)
+    # plain text (a number, a date, a choice), "" can only mean "no answer", unless it is
+    # one of the field's options.
+    if field.required or (field.kind is Kind.TEXT and field.format is None):
+        return False
+    return not any(choice.wire == "" for choice in field.choices)
 
 
 # --------------------------------------------------------------------------------------
@@ -460,11 +470,15 @@ def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
     tp = spec.tp
     shape = spec.shape
     key_of = {field.attr: field.key for field in spec.fields}
-    key_of.update({field.key: field.key for field in spec.fields})
+    # pydantic reports an error's location by alias (the wire key), or by field name when a
+    # model validates by name; wire keys win where a name is also another field's alias.
+    key_of_location = {field.name: field.key for field in spec.fields}
+    key_of_location.update({field.key: field.key for field in spec.fields})
 
     def errors_of(exc: ValueError) -> list[FieldError]:
         if isinstance(exc, pydantic.ValidationError):
-            return [_pydantic_error(error, key_of) for error in exc.errors(include_url=False)]
+            errors = exc.errors(include_url=False)
+            return [_pydantic_error(error, key_of_location) for error in errors]
         return [FieldError(None, _sentence(str(exc) or type(exc).__name__))]
 
     if shape is Shape.SCALAR:
@@ -518,7 +532,7 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, bool):
         return f"{'true' if value else 'false'}"
     if isinstance(value, (int, float)):
-        return f"the number {value!r}"
+        return f"the number {_shorten(value)}"
     if isinstance(value, str):
         return f"the text {_shorten(value)}"
     if isinstance(value, list):
@@ -529,7 +543,10 @@ def _json_kind(value: Any) -> str:
 
 
 def _shorten(value: Any, limit: int = 40) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int past 4,300 digits, alone or inside a list, has no repr()
+        return "a value too large to show"
     return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 

@@ -65,13 +65,17 @@ class FieldSpec:
 
     Attributes:
         key: The property name on the wire (an alias, where the type declares one).
-        attr: The name to construct the author's type with.
+        attr: The keyword to construct the author's type with (the field name, or the
+            alias a pydantic dataclass's constructor takes).
+        name: The field's name in the author's type, for titles and messages.
         kind: The wire kind.
         title: The label shown to the user (given, or humanised from the name).
         description: Help text, if any.
         required: Whether the client must send the field.
         default: The Python default, or `MISSING`.
         default_factory: A zero-argument callable producing the default, or ``None``.
+        omit_when_absent: An absent answer leaves the key out rather than filling in
+            ``None`` (a ``NotRequired`` TypedDict key).
         format: The wire string format (``email``, ``uri``, ``date``, ``date-time``).
         minimum: The inclusive lower bound sent on the wire.
         maximum: The inclusive upper bound sent on the wire.
@@ -92,12 +96,14 @@ class FieldSpec:
 
     key: str
     attr: str
+    name: str
     kind: Kind
     title: str
     description: str | None = None
     required: bool = True
     default: Any = MISSING
     default_factory: Callable[[], Any] | None = None
+    omit_when_absent: bool = False
     format: StringFormat | None = None
     minimum: int | float | None = None
     maximum: int | float | None = None

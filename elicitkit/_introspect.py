@@ -126,7 +126,7 @@ def _scalar_form(tp: Any, message: str | None) -> FormSpec:
     name = type_name(tp)
     spec = _build_field(
         form=name,
-        attr=SCALAR_KEY,
+        name=SCALAR_KEY,
         key=SCALAR_KEY,
         annotation=tp,
         default=MISSING,
@@ -143,10 +143,10 @@ def _check_unique_keys(form: str, fields: list[FieldSpec]) -> None:
         if spec.key in seen:
             raise FormDefinitionError(
                 f"Cannot build a form from {form}: fields '{seen[spec.key]}' and "
-                f"'{spec.attr}' both use the wire key '{spec.key}'. Give one of them "
+                f"'{spec.name}' both use the wire key '{spec.key}'. Give one of them "
                 "another alias."
             )
-        seen[spec.key] = spec.attr
+        seen[spec.key] = spec.name
 
 
 # --------------------------------------------------------------------------------------
@@ -183,16 +183,20 @@ def _dataclass_fields(tp: type) -> list[FieldSpec]:
         info = pydantic_fields.get(dc_field.name)
         if isinstance(default, PydanticFieldInfo):
             info = default
+        key = dc_field.name
         if info is not None:
             extra.append(info)
             default, factory = _pydantic_default(info)
+            # A pydantic dataclass's constructor takes the alias, not the field name.
+            key = _pydantic_alias(info) or key
         elif default is dataclasses.MISSING:
             default = MISSING
         specs.append(
             _build_field(
                 form=type_name(tp),
-                attr=dc_field.name,
-                key=dc_field.name,
+                name=dc_field.name,
+                key=key,
+                attr=key,
                 annotation=hints.get(dc_field.name, dc_field.type),
                 default=default,
                 default_factory=factory,
@@ -237,13 +241,12 @@ def _pydantic_model_fields(tp: type[pydantic.BaseModel]) -> list[FieldSpec]:
         tp.model_rebuild()
     specs: list[FieldSpec] = []
     for name, info in tp.model_fields.items():
-        alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
         default, factory = _pydantic_default(info)
         specs.append(
             _build_field(
                 form=type_name(tp),
-                attr=name,
-                key=alias or name,
+                name=name,
+                key=_pydantic_alias(info) or name,
                 annotation=info.annotation,
                 default=default,
                 default_factory=factory,
@@ -252,6 +255,10 @@ def _pydantic_model_fields(tp: type[pydantic.BaseModel]) -> list[FieldSpec]:
             )
         )
     return specs
+
+
+def _pydantic_alias(info: PydanticFieldInfo) -> str | None:
+    return info.validation_alias if isinstance(info.validation_alias, str) else info.alias
 
 
 def _is_struct(tp: Any) -> bool:
@@ -271,7 +278,7 @@ def _struct_fields(tp: type[msgspec.Struct]) -> list[FieldSpec]:
         specs.append(
             _build_field(
                 form=type_name(tp),
-                attr=info.name,
+                name=info.name,
                 key=info.encode_name,
                 annotation=info.type,
                 default=default,
@@ -294,7 +301,7 @@ def _typeddict_fields(tp: Any) -> list[FieldSpec]:
         specs.append(
             _build_field(
                 form=type_name(tp),
-                attr=name,
+                name=name,
                 key=name,
                 annotation=annotation,
                 default=MISSING,
@@ -451,20 +458,37 @@ def _is_typing_alias_type(tp: Any) -> bool:
 def _build_field(
     *,
     form: str,
-    attr: str,
+    name: str,
     key: str,
     annotation: Any,
     default: Any,
     default_factory: Callable[[], Any] | None,
     extra: Iterable[Any],
+    attr: str | None = None,
     scalar: bool = False,
     key_required: bool = True,
     pydantic_required: bool | None = None,
 ) -> FieldSpec:
+    """Describe one field.
+
+    Args:
+        form: The form's name, for messages.
+        name: The field's name in the author's type (titles, messages, the secret check).
+        key: The wire key.
+        annotation: The field's annotation as written.
+        default: The Python default, or `MISSING`.
+        default_factory: A zero-argument default factory, or ``None``.
+        extra: Metadata found outside the annotation (pydantic's FieldInfo).
+        attr: The constructor's keyword for the field (default: ``name``).
+        scalar: The field is the one field of a bare-type form.
+        key_required: For a TypedDict: whether the key itself is required.
+        pydantic_required: pydantic's own verdict, when the field comes from a model.
+    """
+
     def problem(reason: str) -> FormDefinitionError:
         if scalar:
             return FormDefinitionError(f"Cannot build a one-field form from {form}: {reason}")
-        return FormDefinitionError(f"Cannot build a form field for '{attr}' of {form}: {reason}")
+        return FormDefinitionError(f"Cannot build a form field for '{name}' of {form}: {reason}")
 
     settings = _Settings()
     for item in extra:
@@ -480,11 +504,11 @@ def _build_field(
         required = False
 
     kind, extras = _classify(core, settings, problem)
-    _check_not_secret(attr, settings, problem)
+    _check_not_secret(name, settings, problem)
     if settings.title:
         title = settings.title
     elif not scalar:
-        title = humanise(attr)
+        title = humanise(name)
     elif kind is Kind.CHOICE and isinstance(core, type):
         title = humanise(core.__name__)  # ask(Color) is titled "Color"
     else:
@@ -492,7 +516,9 @@ def _build_field(
     written = type_name(annotation)
     return FieldSpec(
         key=key,
-        attr=attr,
+        attr=attr or name,
+        name=name,
+        omit_when_absent=not key_required,
         kind=kind,
         title=title,
         description=settings.description,
@@ -569,6 +595,8 @@ def _classify(
 
 
 def _to_decimal(value: float) -> decimal.Decimal:
+    if isinstance(value, int):
+        return decimal.Decimal(value)  # exact, and no str() of a huge int
     # Via str, so 0.1 becomes Decimal("0.1") rather than its binary approximation.
     return decimal.Decimal(str(value))
 

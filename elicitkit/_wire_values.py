@@ -51,8 +51,10 @@ def parse_datetime(text: str) -> dt.datetime:
     if zulu:
         tzinfo = dt.timezone.utc
     elif sign:
+        if int(off_h) > 23 or int(off_m) > 59:
+            raise ValueError(text)
         offset = dt.timedelta(hours=int(off_h), minutes=int(off_m))
-        tzinfo = dt.timezone(-offset if sign == "-" else offset)  # ValueError past 24 h
+        tzinfo = dt.timezone(-offset if sign == "-" else offset)
     micro = int((fraction or "0")[:6].ljust(6, "0"))
     return dt.datetime(
         int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micro, tzinfo
