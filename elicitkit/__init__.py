@@ -5,9 +5,12 @@ the strict flat schema each MCP protocol version allows, and turns the client's 
 into your type, with every problem reported per field.
 """
 
+from elicitkit._asker import ask
 from elicitkit._errors import (
     ElicitationCancelled,
     ElicitationDeclined,
+    ElicitationFailed,
+    ElicitationUnsupported,
     ElicitError,
     FieldError,
     FormDefinitionError,
@@ -17,6 +20,7 @@ from elicitkit._forms import form, parse_content, requested_schema
 from elicitkit._metadata import Email, FormField, Uri
 from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
 from elicitkit._result import Action, ElicitResultTyped
+from elicitkit.integrations import install
 
 __all__ = [
     "LATEST_PROTOCOL",
@@ -26,6 +30,8 @@ __all__ = [
     "ElicitResultTyped",
     "ElicitationCancelled",
     "ElicitationDeclined",
+    "ElicitationFailed",
+    "ElicitationUnsupported",
     "Email",
     "FieldError",
     "FormDefinitionError",
@@ -33,7 +39,9 @@ __all__ = [
     "InvalidContent",
     "ProtocolVersion",
     "Uri",
+    "ask",
     "form",
+    "install",
     "parse_content",
     "requested_schema",
 ]

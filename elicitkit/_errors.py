@@ -60,3 +60,15 @@ class ElicitationDeclined(ElicitError):
 
 class ElicitationCancelled(ElicitError):
     """The user dismissed the form without choosing (raised by ``unwrap()``)."""
+
+
+class ElicitationUnsupported(ElicitError):
+    """The client cannot show forms: it did not declare the elicitation capability.
+
+    Raised by ``ask()`` before anything is sent. Catch it to carry on without the user's
+    input (ask the model for the value instead, use a default, or stop politely).
+    """
+
+
+class ElicitationFailed(ElicitError):
+    """The client answered the form request with an error instead of a result."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar, cast
 
-from elicitkit._errors import ElicitationCancelled, ElicitationDeclined
+from elicitkit._errors import ElicitationCancelled, ElicitationDeclined, ElicitError
 
 T = TypeVar("T")
 
@@ -34,6 +35,11 @@ class ElicitResultTyped(Generic[T]):
 
     action: Action
     content: T | None = None
+    # Set by ask(): how the SDK integration raises an error so that, uncaught, the model
+    # reads its message. Not part of the value (no repr, no equality, no match).
+    _surface: Callable[[ElicitError], BaseException] | None = field(
+        default=None, kw_only=True, repr=False, compare=False
+    )
 
     def is_accepted(self) -> bool:
         """Tell whether the user submitted the form."""
@@ -55,7 +61,12 @@ class ElicitResultTyped(Generic[T]):
             ElicitationCancelled: The user dismissed the form.
         """
         if self.action == "decline":
-            raise ElicitationDeclined("The user declined the form.")
+            raise self._raised(ElicitationDeclined("The user declined the form."))
         if self.action == "cancel":
-            raise ElicitationCancelled("The user dismissed the form without answering.")
+            raise self._raised(
+                ElicitationCancelled("The user dismissed the form without answering.")
+            )
         return cast("T", self.content)  # accepted: the content is the answer
+
+    def _raised(self, error: ElicitError) -> BaseException:
+        return error if self._surface is None else self._surface(error)

@@ -1,0 +1,59 @@
+"""The tool run an ``ask()`` belongs to, and what an SDK integration provides for it."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from elicitkit._errors import ElicitError
+from elicitkit._replay import Replay
+
+
+class Channel(Protocol):
+    """What an SDK integration provides to ``ask()`` for one tool call."""
+
+    @property
+    def protocol(self) -> str:
+        """The protocol version this call speaks."""
+        ...
+
+    def supports_forms(self) -> bool:
+        """Tell whether the client declared form elicitation."""
+        ...
+
+    async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
+        """Send ``elicitation/create`` mid-call (handshake eras) and return the raw result.
+
+        Raises:
+            ElicitationFailed: The client answered with an error.
+        """
+        ...
+
+    def surface(self, error: ElicitError) -> BaseException:
+        """Return the exception to raise for ``error``.
+
+        Uncaught by the tool, it must reach the client with its message: SDKs hide the text
+        of exceptions they do not expect.
+        """
+        ...
+
+
+@dataclass
+class ToolRun:
+    """One run of one tool body.
+
+    Attributes:
+        channel: The integration's channel for this call.
+        replay: The answers carried into this run (2026-07-28), or ``None`` on handshake
+            eras, where questions are sent mid-call.
+        asked: How many questions this run has asked so far: the next one's ordinal.
+    """
+
+    channel: Channel
+    replay: Replay | None
+    asked: int = 0
+
+
+current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")

@@ -1,0 +1,49 @@
+"""Adapters that make ``ask()`` work inside the tools of a server built with an MCP SDK."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+ServerT = TypeVar("ServerT")
+
+
+def install(server: ServerT) -> ServerT:
+    """Make ``ask()`` work in every tool of ``server``.
+
+    Call it once, after creating the server; calling it again changes nothing. Tools need no
+    ``ctx`` parameter: ``ask()`` finds the call it runs in.
+
+    Args:
+        server: An ``mcp.server.mcpserver.MCPServer`` (official SDK, mcp 2.3+).
+
+    Returns:
+        The same server, so ``server = install(MCPServer("name"))`` reads well.
+
+    Raises:
+        TypeError: ``server`` is not a server elicitkit can install on.
+    """
+    target: object = server
+    if _is_mcp_server(target):
+        from elicitkit.integrations import mcp  # noqa: PLC0415
+
+        mcp.install(target)
+        return server
+    raise TypeError(_unsupported_server(server))
+
+
+def _is_mcp_server(server: object) -> TypeGuard[MCPServer[Any]]:
+    # Imported here so that `import elicitkit` does not pay for importing an SDK.
+    from mcp.server.mcpserver import MCPServer  # noqa: PLC0415
+
+    return isinstance(server, MCPServer)
+
+
+def _unsupported_server(server: object) -> str:
+    kind: type[object] = type(server)
+    return (
+        f"Cannot install elicitkit on a {kind.__module__}.{kind.__qualname__}: install() takes "
+        "the official SDK's server, mcp.server.mcpserver.MCPServer. Pass that server."
+    )

@@ -1,0 +1,191 @@
+"""elicitkit on the official MCP Python SDK (``mcp`` 2.3+): ``install(MCPServer)``.
+
+One server middleware does everything:
+
+* it records the call in elicitkit's context variable, so ``ask()`` needs no ``ctx``
+  parameter (the SDK has no context variable of its own);
+* on handshake eras (2025-06-18, 2025-11-25) ``ask()`` sends ``elicitation/create`` on the
+  call's own stream and waits for the answer;
+* on 2026-07-28 it turns the run-ending `NeedInput` into an ``InputRequiredResult`` and
+  reads the answers back on the client's retry. The SDK's ``RequestStateBoundary`` (installed
+  by every ``MCPServer``) seals the ``requestState`` with AES-GCM and binds it to the tool
+  name, the arguments, the server and the principal, with a 10-minute expiry; this
+  middleware sits inside it, so it only ever sees state the server itself minted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, cast
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.request_state import RequestStateBoundary
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+
+from elicitkit._compat import BaseExceptionGroup
+from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitError
+from elicitkit._replay import NeedInput, Replay
+from elicitkit._run import ToolRun, current_run
+
+
+def install(server: MCPServer[Any]) -> None:
+    """Add elicitkit's middleware to ``server`` (once).
+
+    Raises:
+        TypeError: The server has no ``RequestStateBoundary`` (someone removed it), so the
+            answers carried between rounds on 2026-07-28 would travel unsealed.
+    """
+    chain = server.middleware
+    if any(middleware is elicitkit_middleware for middleware in chain):
+        return
+    if not any(isinstance(middleware, RequestStateBoundary) for middleware in chain):
+        raise TypeError(
+            "Cannot install elicitkit on this MCPServer: its middleware has no "
+            "RequestStateBoundary, so answers carried between rounds would travel unsealed. "
+            "Keep the boundary MCPServer installs by default."
+        )
+    # Appended, so it runs inside the boundary: it sees requestState already verified.
+    chain.append(elicitkit_middleware)
+
+
+async def elicitkit_middleware(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Run a ``tools/call`` with elicitkit's per-call state; pass everything else through."""
+    if ctx.method != "tools/call" or ctx.request_id is None:
+        return await call_next(ctx)
+    modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    params = ctx.params or {}
+    replay = (
+        Replay.from_request(params.get("inputResponses"), params.get("requestState"))
+        if modern
+        else None
+    )
+    token = current_run.set(ToolRun(_Channel(ctx, modern=modern), replay))
+    try:
+        return await call_next(ctx)
+    except BaseException as signal:
+        need = _need_input(signal)
+        if need is None or replay is None:
+            raise
+        return types.InputRequiredResult(
+            input_requests={
+                need.key: types.ElicitRequest.model_validate(
+                    {"method": "elicitation/create", "params": need.params}
+                )
+            },
+            request_state=replay.next_state(),
+        )
+    finally:
+        current_run.reset(token)
+
+
+def _need_input(signal: BaseException) -> NeedInput | None:
+    """The question that ended the run, also from inside task groups (only if alone)."""
+    if isinstance(signal, NeedInput):
+        return signal
+    if isinstance(signal, BaseExceptionGroup):
+        group = cast("BaseExceptionGroup[BaseException]", signal)
+        questions, others = group.split(NeedInput)
+        if questions is not None and others is None:
+            first: BaseException = questions
+            while isinstance(first, BaseExceptionGroup):
+                first = cast("BaseExceptionGroup[BaseException]", first).exceptions[0]
+            return cast("NeedInput", first)
+    return None
+
+
+class _ElicitationCreate(BaseModel):
+    """``elicitation/create`` with the params exactly as rendered for the version.
+
+    The SDK's own request model always writes ``mode``, which 2025-06-18 does not have.
+    """
+
+    method: Literal["elicitation/create"] = "elicitation/create"
+    params: dict[str, Any]
+
+
+class _Channel:
+    """``ask()``'s view of one ``tools/call`` on the official SDK."""
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any], *, modern: bool) -> None:
+        self._ctx = ctx
+        self._modern = modern
+
+    @property
+    def protocol(self) -> str:
+        return self._ctx.protocol_version
+
+    def supports_forms(self) -> bool:
+        session = self._ctx.session
+        if not self._modern and not session.can_send_request:
+            return False  # e.g. a JSON-response HTTP stream: no way to ask mid-call
+        capabilities = session.client_capabilities
+        elicitation = capabilities.elicitation if capabilities is not None else None
+        # A bare `elicitation: {}` (the only form before modes existed) means form mode;
+        # a client that declares only `url` cannot show forms.
+        return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+    async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
+        request = cast("types.ServerRequest", _ElicitationCreate(params=params))
+        try:
+            result = await self._ctx.session.send_request(
+                request,
+                types.ElicitResult,
+                metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+            )
+        except MCPError as error:
+            raise self.surface(
+                ElicitationFailed(
+                    f"The client answered the form with an error instead of an answer: "
+                    f"{error.message} (code {error.code})."
+                )
+            ) from None
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def surface(self, error: ElicitError) -> BaseException:
+        """Make ``error`` reach the client readably if the tool does not catch it.
+
+        The SDK shows the model a crash as a bare "Error executing tool NAME"; only a
+        ``ToolError`` keeps its text. So the error's class becomes a subclass of both its
+        own class (``except InvalidContent`` still works) and ``ToolError``.
+
+        On 2026-07-28 a client without the capability gets the spec's
+        MissingRequiredClientCapability error instead (-32021): an uncaught
+        `ElicitationUnsupported` means the tool required a capability the client lacks.
+        """
+        if self._modern and isinstance(error, ElicitationUnsupported):
+            error.__class__ = _MissingCapability
+            missing = cast("_MissingCapability", error)
+            missing.error = types.ErrorData(
+                code=types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message=str(error.args[0]),
+                data={"requiredCapabilities": {"elicitation": {"form": {}}}},
+            )
+            return error
+        error.__class__ = _as_tool_error(type(error))
+        return error
+
+
+class _MissingCapability(ElicitationUnsupported, MCPError):
+    """`ElicitationUnsupported` that the SDK sends as a -32021 JSON-RPC error."""
+
+    def __str__(self) -> str:
+        return self.error.message
+
+
+_TOOL_ERRORS: dict[type[ElicitError], type[ElicitError]] = {}
+
+
+def _as_tool_error(kind: type[ElicitError]) -> type[ElicitError]:
+    if issubclass(kind, ToolError):
+        return kind
+    if kind not in _TOOL_ERRORS:
+        _TOOL_ERRORS[kind] = type(kind.__name__, (kind, ToolError), {"__module__": kind.__module__})
+    return _TOOL_ERRORS[kind]
