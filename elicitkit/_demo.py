@@ -1,94 +1,187 @@
-"""The demo: one form, its wire schema on every protocol version, two answers decoded.
+"""``python -m elicitkit demo``: a real MCP server, a real client, both protocol eras.
 
-Run with ``python -m elicitkit demo``.
+Starts the bundled demo server (`elicitkit._demo_server`) as a subprocess over stdio, calls
+its ``ship`` tool once on 2025-11-25 (the question arrives in the middle of the call) and
+once on 2026-07-28 (the call ends with the question and is retried, round by round), and
+prints what happens. A scripted user answers, or, on a terminal, the person at it.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import enum
 import json
-from dataclasses import dataclass
-from typing import Annotated, Literal
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
-from annotated_types import Ge, Le, MaxLen, MinLen
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp import Client, StdioServerParameters
 
-from elicitkit._errors import InvalidContent
-from elicitkit._forms import default_message, form, parse_content, requested_schema
-from elicitkit._metadata import Email, FormField
-from elicitkit._protocol import PROTOCOL_VERSIONS
-
-
-class Speed(enum.Enum):
-    """Shipping speeds, with the labels a client shows."""
-
-    STANDARD = "standard"
-    EXPRESS = "express"
-    __labels__ = {"STANDARD": "Standard (3-5 days)", "EXPRESS": "Express (next day)"}  # noqa: RUF012  (an Enum's plain dict, read once)
-
-
-@form(message="Where should we ship your order?")
-@dataclass
-class ShippingForm:
-    """The demo form: a shipping address, a speed and a delivery date."""
-
-    name: Annotated[str, MinLen(1), MaxLen(80), FormField(description="Who receives the parcel")]
-    street: str
-    city: str
-    zip_code: Annotated[str, MinLen(4), MaxLen(10)]
-    email: Annotated[str, Email]
-    speed: Speed = Speed.STANDARD
-    floor: Annotated[int, Ge(0), Le(200)] | None = None
-    deliver_on: dt.date | None = None
-    gift_wrap: bool = False
-    packaging: Literal["box", "envelope"] = "box"
-
-
-GOOD_ANSWER = {
+TOOL = "ship"
+ARGUMENTS = {"item": "a teapot"}
+SCRIPTED_ANSWERS: dict[str, Any] = {
     "name": "Ada Lovelace",
     "street": "12 St James's Square",
     "city": "London",
     "zip_code": "SW1Y 4JH",
-    "email": "ada@example.org",
     "speed": "express",
-    "deliver_on": "2026-12-24",
-    "gift_wrap": True,
-}
-BAD_ANSWER = {
-    "name": "",
-    "city": 42,
-    "zip_code": "1",
-    "email": "ada at example",
-    "speed": "teleport",
-    "floor": 2.5,
-    "deliver_on": "Christmas",
-    "gift_wrap": "yes",
+    "value": True,  # the yes/no confirmation
 }
 
+Answer = Callable[[Mapping[str, Any]], Awaitable[types.ElicitResult]]
 
-def run_demo() -> int:
-    """Print the demo; return the process exit status."""
-    print("elicitkit demo: one form type, three protocol versions, two answers.\n")
-    print("The form (a plain dataclass): ShippingForm")
-    print(f'Its default message, from @form: "{default_message(ShippingForm)}"\n')
-    for protocol in PROTOCOL_VERSIONS:
-        print(f"requestedSchema on {protocol}:")
-        print(json.dumps(requested_schema(ShippingForm, protocol=protocol), indent=2))
-        print()
-    print("A client accepts with:")
-    print(json.dumps(GOOD_ANSWER, indent=2))
-    value = parse_content(ShippingForm, GOOD_ANSWER)
-    print("parse_content(ShippingForm, content) returns:")
-    print(f"  {value!r}\n")
-    print("A client accepts with a bad answer:")
-    print(json.dumps(BAD_ANSWER, indent=2))
+
+def run_demo(*, interactive: bool | None = None) -> int:
+    """Run the demo; return the process exit status (0 when both eras worked)."""
+    if interactive is None:
+        interactive = sys.stdin.isatty()
+    user: Answer = _person if interactive else _scripted
+    print("elicitkit demo: one tool, `await ask(ShippingAddress)`, two protocol eras.")
+    print(f"Server: {sys.executable} -m elicitkit._demo_server (a subprocess over stdio)")
+    print("User: " + ("you, at this terminal" if interactive else "a script"))
+    ok = anyio.run(_both_eras, user)
+    return 0 if ok else 1
+
+
+async def _both_eras(user: Answer) -> bool:
+    legacy = await _session("legacy", user)
+    modern = await _session("auto", user)
+    return legacy and modern
+
+
+async def _session(mode: str, user: Answer) -> bool:
+    server = StdioServerParameters(command=sys.executable, args=["-m", "elicitkit._demo_server"])
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:  # noqa: ARG001  (the SDK's callback signature)
+        return await _show_and_answer(params.model_dump(by_alias=True, exclude_none=True), user)
+
+    async with Client(server, mode=mode, elicitation_callback=on_elicit) as client:
+        version = client.protocol_version
+        print(f"\n=== MCP {version} ({'handshake' if mode == 'legacy' else 'stateless'} era)")
+        print(f"-> tools/call {TOOL} {json.dumps(ARGUMENTS)}")
+        if mode == "legacy":
+            print("   (the server sends elicitation/create in the middle of the call)")
+            result = await client.call_tool(TOOL, ARGUMENTS)
+        else:
+            result = await _rounds(client, user)
+    return _report(result)
+
+
+async def _rounds(client: Client, user: Answer) -> types.CallToolResult:
+    """Drive 2026-07-28's input_required rounds by hand, to show them."""
+    responses: dict[str, Any] | None = None
+    state: str | None = None
+    for number in range(1, 11):
+        outcome = await client.session.call_tool(
+            TOOL,
+            ARGUMENTS,
+            input_responses=responses,
+            request_state=state,
+            allow_input_required=True,
+        )
+        if isinstance(outcome, types.CallToolResult):
+            print(f"   round {number}: the tool ran to the end")
+            return outcome
+        requests = outcome.input_requests or {}
+        print(f"   round {number}: the tool stopped at a question; result input_required")
+        responses = {}
+        for key, request in requests.items():
+            print(f"   question key {key}")
+            if not isinstance(request, types.ElicitRequest):
+                raise TypeError(f"the demo server sent a {request.method} request")
+            params = request.params.model_dump(by_alias=True, exclude_none=True)
+            responses[key] = await _show_and_answer(params, user)
+        state = outcome.request_state
+        print(f"-> tools/call {TOOL} again, with the answer and the sealed requestState")
+    raise RuntimeError("the demo tool asked more than ten questions")
+
+
+async def _show_and_answer(params: Mapping[str, Any], user: Answer) -> types.ElicitResult:
+    schema: Mapping[str, Any] = params["requestedSchema"]
+    print(f'   the client shows a form: "{params["message"]}"')
+    required = set(schema.get("required", ()))
+    for key, field in schema["properties"].items():
+        optional = "" if key in required else ", optional"
+        print(f"     - {field.get('title', key)} [{key}: {_describe(field)}{optional}]")
+    print(f"     requestedSchema: {json.dumps(schema)}")
+    result = await user(schema)
+    print(f"   the user answers: {json.dumps(result.model_dump(exclude_none=True))}")
+    return result
+
+
+def _describe(field: Mapping[str, Any]) -> str:
+    if "oneOf" in field:
+        return "one of " + ", ".join(f"{o['const']} ({o['title']})" for o in field["oneOf"])
+    if "enum" in field:
+        return "one of " + ", ".join(field["enum"])
+    kind = str(field.get("format", field["type"]))
+    limits = [
+        f"{name} {field[name]}"
+        for name in ("minLength", "maxLength", "minimum", "maximum")
+        if name in field
+    ]
+    return kind + (f" ({', '.join(limits)})" if limits else "")
+
+
+def _report(result: types.CallToolResult) -> bool:
+    text = " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+    print(f"<- {'error' if result.is_error else 'result'}: {text}")
+    return not result.is_error and text.startswith("Shipped")
+
+
+async def _scripted(schema: Mapping[str, Any]) -> types.ElicitResult:
+    content = {
+        key: SCRIPTED_ANSWERS[key] for key in schema["properties"] if key in SCRIPTED_ANSWERS
+    }
+    return types.ElicitResult(action="accept", content=content)
+
+
+async def _person(schema: Mapping[str, Any]) -> types.ElicitResult:
+    return await anyio.to_thread.run_sync(_prompt, schema)
+
+
+def _prompt(schema: Mapping[str, Any]) -> types.ElicitResult:
+    """Ask at the terminal; the end of input (Ctrl-D) cancels the form."""
     try:
-        parse_content(ShippingForm, BAD_ANSWER)
-    except InvalidContent as exc:
-        print(f"parse_content raises InvalidContent with {len(exc.errors)} field errors:")
-        for error in exc.errors:
-            print(f"  {error.field}: {error.message}")
-    else:  # pragma: no cover  (the bad answer is bad by construction)
-        print("error: the bad answer was accepted")
-        return 1
-    return 0
+        return _prompt_fields(schema)
+    except EOFError:
+        print()
+        return types.ElicitResult(action="cancel")
+
+
+def _prompt_fields(schema: Mapping[str, Any]) -> types.ElicitResult:
+    """Ask one field at a time; an empty line skips an optional field."""
+    choice = input("   Fill in this form? [Y]es / [n]o (decline) / [c]ancel: ").strip().lower()
+    if choice.startswith("n"):
+        return types.ElicitResult(action="decline")
+    if choice.startswith("c"):
+        return types.ElicitResult(action="cancel")
+    required = set(schema.get("required", ()))
+    content: dict[str, Any] = {}
+    for key, field in schema["properties"].items():
+        while True:
+            text = input(f"   {field.get('title', key)}: ").strip()
+            if not text and key not in required:
+                break
+            try:
+                content[key] = _parse(field, text)
+                break
+            except ValueError:
+                print(f"   please enter {_describe(field)}")
+    return types.ElicitResult(action="accept", content=content)
+
+
+def _parse(field: Mapping[str, Any], text: str) -> Any:
+    kind = field["type"]
+    if kind == "boolean":
+        if text.lower() in ("y", "yes", "true"):
+            return True
+        if text.lower() in ("n", "no", "false"):
+            return False
+        raise ValueError(text)
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    return text  # the server checks everything else and says what is wrong

@@ -1,35 +1,79 @@
-"""The README's demo command works: a real subprocess, exit status 0, the promised output."""
+"""The README's demo command works: real subprocesses, exit status 0, the promised transcript."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
+DEMO = [sys.executable, "-m", "elicitkit", "demo"]
+TYPED = (
+    "The tool saw ShippingAddress(name='Ada Lovelace', street=\"12 St James's Square\", "
+    "city='London', zip_code='SW1Y 4JH', speed=<Speed.EXPRESS: 'express'>, floor=None) and "
+    "confirmed=True."
+)
 
-def test_demo_command() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "elicitkit", "demo"],
+
+def run(command: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
         check=False,
     )
-    assert done.returncode == 0, done.stderr
+
+
+def test_demo_command_with_the_scripted_user() -> None:
+    done = run(DEMO)
+    assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
-    for protocol in ("2025-06-18", "2025-11-25", "2026-07-28"):
-        assert f"requestedSchema on {protocol}:" in out
-    assert '"enumNames": [' in out  # 2025-06-18 labels
-    assert '"oneOf": [' in out  # later versions' labels
-    assert "speed=<Speed.EXPRESS: 'express'>" in out
-    assert "deliver_on=datetime.date(2026, 12, 24)" in out
-    assert "parse_content raises InvalidContent with 9 field errors:" in out
-    assert "  zip_code: Must be at least 4 characters long." in out
-    assert done.stderr == ""
+    assert "User: a script" in out
+    legacy, modern = out.split("=== MCP 2026-07-28 (stateless era)")
+    assert "=== MCP 2025-11-25 (handshake era)" in legacy
+    assert "(the server sends elicitation/create in the middle of the call)" in legacy
+    assert legacy.count('the client shows a form: "Where should we ship your order?"') == 1
+    assert legacy.count('the client shows a form: "Ship a teapot to London (express)?"') == 1
+    assert f"<- result: Shipped a teapot. {TYPED}" in legacy
+    # 2026-07-28: two questions, so three rounds; each question shown exactly once.
+    for line in (
+        "round 1: the tool stopped at a question; result input_required",
+        "round 2: the tool stopped at a question; result input_required",
+        "round 3: the tool ran to the end",
+    ):
+        assert line in modern
+    assert modern.count("the client shows a form:") == 2
+    assert "question key elicitkit:0:" in modern
+    assert "question key elicitkit:1:" in modern
+    assert f"<- result: Shipped a teapot. {TYPED}" in modern
+    assert '"speed": {"type": "string", "title": "Speed", "oneOf": [' in out
+
+
+def test_demo_with_a_person_answering() -> None:
+    # What a person types, for each era: accept the form, six fields, accept the confirm
+    # form, and "y" in it.
+    person = "y\nGrace Hopper\n1 Navy Way\nArlington\n22201\nstandard\n3\n" + "y\ny\n"
+    code = "import sys; from elicitkit._demo import run_demo; sys.exit(run_demo(interactive=True))"
+    done = run([sys.executable, "-c", code], stdin=person * 2)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "User: you, at this terminal" in done.stdout
+    assert (
+        done.stdout.count(
+            "city='Arlington', zip_code='22201', speed=<Speed.STANDARD: 'standard'>, floor=3"
+        )
+        == 2
+    )
+
+
+def test_demo_exit_status_is_1_when_the_user_declines() -> None:
+    code = "import sys; from elicitkit._demo import run_demo; sys.exit(run_demo(interactive=True))"
+    done = run([sys.executable, "-c", code], stdin="n\nn\n")
+    assert done.returncode == 1
+    assert done.stdout.count("<- result: Not shipped: the user chose to decline.") == 2
 
 
 def test_no_command_shows_usage() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "elicitkit"], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = run([sys.executable, "-m", "elicitkit"])
     assert done.returncode == 2
     assert "usage: python -m elicitkit" in done.stderr
