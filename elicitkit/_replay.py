@@ -54,8 +54,8 @@ class Replay:
     """The answers a run of a tool can see, and the state the next round carries.
 
     Attributes:
-        answers: Raw ``ElicitResult`` objects by question key: those carried in
-            ``requestState`` plus this round's ``inputResponses``.
+        answers: Raw ``ElicitResult`` objects by question key: those carried in the sealed
+            ``requestState``, plus the answer to the question the last round asked.
     """
 
     answers: dict[str, Mapping[str, Any]] = field(default_factory=dict[str, Mapping[str, Any]])
@@ -68,38 +68,55 @@ class Replay:
             input_responses: The request's raw ``inputResponses`` (``None`` on round one).
             request_state: The plaintext ``requestState``, already verified by the SDK.
 
-        Only keys elicitkit minted are kept: the spec says to ignore what a server does not
-        recognise. A state elicitkit did not write carries no answers.
+        Only the answer to the question the previous round asked is taken from
+        ``inputResponses``: the spec says to ignore entries a server does not expect, and an
+        answer carried in the sealed state cannot be replaced by a later retry. A state
+        elicitkit did not write carries nothing.
         """
-        answers: dict[str, Mapping[str, Any]] = {}
-        if isinstance(request_state, str):
-            try:
-                state = json.loads(request_state)
-            except ValueError:
-                state = None
-            if isinstance(state, dict):
-                fields = cast("dict[str, object]", state)
-                carried = fields.get("answers")
-                if fields.get("elicitkit") == _STATE_VERSION and isinstance(carried, dict):
-                    answers.update(_ours(cast("dict[object, object]", carried)))
-        if isinstance(input_responses, Mapping):
-            answers.update(_ours(cast("Mapping[object, object]", input_responses)))
+        state = _our_state(request_state)
+        if state is None:
+            return cls()
+        carried, pending = state
+        answers = dict(carried)
+        if pending is not None and isinstance(input_responses, Mapping):
+            responses = cast("Mapping[object, object]", input_responses)
+            answer = responses.get(pending)
+            if isinstance(answer, Mapping):
+                answers[pending] = cast("Mapping[str, Any]", answer)
         return cls(answers)
 
     def answer(self, key: str) -> Mapping[str, Any] | None:
         """Return the raw answer to a question, or ``None`` if it has not been answered."""
         return self.answers.get(key)
 
-    def next_state(self) -> str:
-        """The ``requestState`` for the next round: every answer so far."""
-        return json.dumps(
-            {"elicitkit": _STATE_VERSION, "answers": self.answers}, separators=(",", ":")
-        )
+    def next_state(self, pending: str) -> str:
+        """The ``requestState`` for the next round.
+
+        It holds every answer so far, and the key of the question whose answer the retry
+        brings (``pending``).
+        """
+        state = {"elicitkit": _STATE_VERSION, "answers": self.answers, "pending": pending}
+        return json.dumps(state, separators=(",", ":"))
 
 
-def _ours(raw: Mapping[object, object]) -> dict[str, Mapping[str, Any]]:
-    return {
+def _our_state(
+    request_state: object,
+) -> tuple[dict[str, Mapping[str, Any]], str | None] | None:
+    if not isinstance(request_state, str):
+        return None
+    try:
+        state = json.loads(request_state)
+    except ValueError:
+        return None
+    if not isinstance(state, dict):
+        return None
+    fields = cast("dict[str, object]", state)
+    carried, pending = fields.get("answers"), fields.get("pending")
+    if fields.get("elicitkit") != _STATE_VERSION or not isinstance(carried, dict):
+        return None
+    answers = {
         key: cast("Mapping[str, Any]", value)
-        for key, value in raw.items()
-        if isinstance(key, str) and key.startswith(f"{_KEY_PREFIX}:") and isinstance(value, Mapping)
+        for key, value in cast("dict[object, object]", carried).items()
+        if isinstance(key, str) and isinstance(value, Mapping)
     }
+    return answers, pending if isinstance(pending, str) else None

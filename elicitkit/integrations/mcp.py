@@ -80,7 +80,7 @@ async def elicitkit_middleware(
                     {"method": "elicitation/create", "params": need.params}
                 )
             },
-            request_state=replay.next_state(),
+            request_state=replay.next_state(pending=need.key),
         )
     finally:
         current_run.reset(token)
