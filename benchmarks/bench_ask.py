@@ -303,6 +303,12 @@ def section(
     medians = report(title, per_round)
     print("Ratio (lower is faster for elicitkit):")
     print(f"  {'elicitkit / ' + name:<34} {medians[ours] / medians[theirs]:6.2f}x")
+    # Cross-check: the two contenders of one round ran back to back, under the same load.
+    paired = [a / b for a, b in zip(per_round[ours], per_round[theirs], strict=True)]
+    print(
+        f"  {'same-round ratios':<34} {statistics.median(paired):6.2f}x median"
+        f" (from {min(paired):.2f}x to {max(paired):.2f}x)"
+    )
     # How far this run's medians sit above its fastest rounds: a ratio closer to the target
     # than this is a tie on this machine, whichever side it landed.
     noise = max(statistics.median(times) / min(times) - 1 for times in per_round.values())

@@ -26,7 +26,7 @@ from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitError
@@ -145,6 +145,16 @@ class _Channel:
                 ElicitationFailed(
                     f"The client answered the form with an error instead of an answer: "
                     f"{error.message} (code {error.code})."
+                )
+            ) from None
+        except ValidationError as error:  # the SDK checks the result's shape
+            problems = "; ".join(
+                f"{'.'.join(map(str, problem['loc'])) or 'result'}: {problem['msg']}"
+                for problem in error.errors(include_url=False)
+            )
+            raise self.surface(
+                ElicitationFailed(
+                    f"The client's answer to the form is not an elicitation result ({problems})."
                 )
             ) from None
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
