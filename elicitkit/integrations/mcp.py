@@ -15,6 +15,7 @@ One server middleware does everything:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
@@ -32,6 +33,8 @@ from elicitkit._compat import BaseExceptionGroup
 from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitError
 from elicitkit._replay import NeedInput, Replay
 from elicitkit._run import ToolRun, current_run
+
+logger = logging.getLogger(__name__)
 
 
 def install(server: MCPServer[Any]) -> None:
@@ -70,10 +73,10 @@ async def elicitkit_middleware(
     token = current_run.set(ToolRun(_Channel(ctx, modern=modern), replay))
     try:
         return await call_next(ctx)
-    except BaseException as signal:
+    except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
         need = _need_input(signal)
         if need is None or replay is None:
-            raise
+            return _failure(signal, tool=str(params.get("name")))
         return types.InputRequiredResult(
             input_requests={
                 need.key: types.ElicitRequest.model_validate(
@@ -84,6 +87,24 @@ async def elicitkit_middleware(
         )
     finally:
         current_run.reset(token)
+
+
+def _failure(signal: BaseException, *, tool: str) -> types.CallToolResult:
+    """Report a run that failed beside an unanswered ask() in a task group, or re-raise.
+
+    A task group that holds a `NeedInput` is a `BaseExceptionGroup`, which the SDK's tool
+    runner lets through. Without the question it is an ordinary crash: report it as the SDK
+    reports one, with only the tool's name for the client and the traceback in the log.
+    """
+    if not isinstance(signal, BaseExceptionGroup):
+        raise signal
+    group = cast("BaseExceptionGroup[BaseException]", signal)
+    questions, others = group.split(NeedInput)
+    if questions is None or others is None or not isinstance(others, Exception):
+        raise signal  # no question in it, or a cancellation: not ours to handle
+    logger.error("Error executing tool %s", tool, exc_info=others)
+    text = types.TextContent(type="text", text=f"Error executing tool {tool}")
+    return types.CallToolResult(content=[text], is_error=True)
 
 
 def _need_input(signal: BaseException) -> NeedInput | None:
