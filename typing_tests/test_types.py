@@ -27,9 +27,18 @@ from typing import Annotated, Any, Literal, Optional
 import msgspec
 import pydantic
 from annotated_types import MinLen
+from mcp.server.mcpserver import MCPServer
 from typing_extensions import TypedDict, assert_never, assert_type
 
-from elicitkit import Action, ElicitResultTyped, form, parse_content, requested_schema
+from elicitkit import (
+    Action,
+    ElicitResultTyped,
+    ask,
+    form,
+    install,
+    parse_content,
+    requested_schema,
+)
 
 # --------------------------------------------------------------------------------------
 # Form types, one per supported vocabulary
@@ -258,3 +267,25 @@ def check_match(result: ElicitResultTyped[Address]) -> None:
             assert_type(street, str)
         case ElicitResultTyped(action):
             assert_type(action, Literal["accept", "decline", "cancel"])
+
+
+# --------------------------------------------------------------------------------------
+# ask(): the result's content type comes from the form type
+# --------------------------------------------------------------------------------------
+
+
+async def check_ask() -> None:
+    assert_type(await ask(Address), ElicitResultTyped[Address])
+    assert_type(await ask(AddressModel, "Where to?"), ElicitResultTyped[AddressModel])
+    assert_type(await ask(AddressStruct), ElicitResultTyped[AddressStruct])
+    assert_type(await ask(AddressDict), ElicitResultTyped[AddressDict])
+    assert_type(await ask(bool, "Delete 3 files?"), ElicitResultTyped[bool])
+    answer = await ask(Address)
+    if answer.is_accepted():
+        assert_type(answer.unwrap().city, str)
+    assert_type(await ask(Literal["a", "b"]), ElicitResultTyped[Any])
+
+
+def check_install() -> None:
+    server = MCPServer("typed")
+    assert_type(install(server), MCPServer)
