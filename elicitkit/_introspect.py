@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import decimal
 import enum
+import inspect
 import math
 import re
 import types
@@ -26,7 +27,7 @@ import pydantic
 import typing_extensions
 from pydantic.fields import FieldInfo as PydanticFieldInfo
 from pydantic_core import PydanticUndefined
-from typing_extensions import Doc, NotRequired, ReadOnly, Required, TypeAliasType
+from typing_extensions import Doc, TypeAliasType
 
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
@@ -219,13 +220,12 @@ def _pydantic_default(info: PydanticFieldInfo) -> tuple[Any, Callable[[], Any] |
 
 
 def _takes_no_arguments(fn: Callable[..., Any]) -> bool:
-    import inspect  # noqa: PLC0415  (only reached for pydantic default factories)
-
     try:
         params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
+    except (TypeError, ValueError):  # a builtin without a signature, such as `list`
         return True
-    return not any(p.default is inspect.Parameter.empty and p.kind <= 2 for p in params)
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return not any(p.default is p.empty and p.kind in positional for p in params)
 
 
 def _is_dataclass_type(tp: Any) -> bool:
@@ -316,14 +316,14 @@ def _typeddict_fields(tp: Any) -> list[FieldSpec]:
 def _strip_typeddict_qualifiers(hint: Any) -> tuple[Any, bool | None]:
     required: bool | None = None
     while True:
+        # Matched by name: typing's and typing_extensions' qualifiers are different objects
+        # on some Python versions.
         origin = typing.get_origin(hint)
-        if origin in (Required, typing_extensions.Required) or _named(origin, "Required"):
+        if _named(origin, "Required"):
             required, hint = True, typing.get_args(hint)[0]
-        elif origin in (NotRequired, typing_extensions.NotRequired) or _named(
-            origin, "NotRequired"
-        ):
+        elif _named(origin, "NotRequired"):
             required, hint = False, typing.get_args(hint)[0]
-        elif origin in (ReadOnly, typing_extensions.ReadOnly) or _named(origin, "ReadOnly"):
+        elif _named(origin, "ReadOnly"):
             hint = typing.get_args(hint)[0]
         else:
             return hint, required
