@@ -63,8 +63,8 @@ class BookingTypedDict(typing.TypedDict):
     seats: Annotated[int, at.Ge(1), at.Le(8)]
     meal: Meal
     day: dt.date
-    note: typing.NotRequired[str]
-    vip: typing.NotRequired[bool]
+    note: typing_extensions.NotRequired[str]  # typing has it from 3.11 on
+    vip: typing_extensions.NotRequired[bool]
 
 
 class BookingExtTypedDict(typing_extensions.TypedDict, total=False):

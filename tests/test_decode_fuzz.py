@@ -466,7 +466,10 @@ def test_a_date_time_offset_has_minutes_below_60(hours: int, minutes: int, sign:
     text = f"2024-01-01T10:00:00{sign}{hours:02d}:{minutes:02d}"
     if minutes < 60:
         moment = parse_content(dt.datetime, {"value": text})
-        assert moment == dt.datetime.fromisoformat(text)
+        assert moment == dt.datetime(2024, 1, 1, 10, tzinfo=moment.tzinfo)
+        assert moment.utcoffset() == (-1 if sign == "-" else 1) * dt.timedelta(
+            hours=hours, minutes=minutes
+        )
     else:
         with pytest.raises(InvalidContent):
             parse_content(dt.datetime, {"value": text})
