@@ -62,8 +62,18 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
     channel = run.channel
     spec = form_spec(tp)
     version = _elicitation_version(channel.protocol)
-    if version is None or not channel.supports_forms():
-        raise channel.surface(_unsupported(spec, channel.protocol, version))
+    why_not = (
+        f"it speaks MCP {channel.protocol}, which has no elicitation"
+        if version is None
+        else channel.why_no_forms()
+    )
+    if why_not is not None or version is None:  # (the second test only narrows the type)
+        raise channel.surface(
+            ElicitationUnsupported(
+                f"This client cannot show forms ({why_not}), so the tool could not ask the "
+                f"user for {spec.name}."
+            )
+        )
     params = _request_params(spec, tp, message, version)
     if run.replay is None:
         raw = await channel.send(params)
@@ -82,17 +92,6 @@ def _elicitation_version(protocol: str) -> ProtocolVersion | None:
         if protocol == version:
             return version
     return None
-
-
-def _unsupported(spec: FormSpec, protocol: str, version: str | None) -> ElicitationUnsupported:
-    if version is None:
-        why = f"it speaks MCP {protocol}, which has no elicitation"
-    else:
-        why = "it did not declare the elicitation capability"
-    return ElicitationUnsupported(
-        f"This client cannot show forms ({why}), so the tool could not ask the user for "
-        f"{spec.name}."
-    )
 
 
 def _request_params(

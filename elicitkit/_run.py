@@ -19,8 +19,12 @@ class Channel(Protocol):
         """The protocol version this call speaks."""
         ...
 
-    def supports_forms(self) -> bool:
-        """Tell whether the client declared form elicitation."""
+    def why_no_forms(self) -> str | None:
+        """Say why this call cannot show the user a form, or return ``None`` if it can.
+
+        The reason completes "This client cannot show forms (...)", e.g. "it did not
+        declare the elicitation capability".
+        """
         ...
 
     async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:

@@ -316,15 +316,20 @@ class RawServer:
 
 
 @contextlib.contextmanager
-def raw_server(script: Path, stderr: IO[str], protocol: str) -> Iterator[RawServer]:
-    """A raw server that has been initialized on ``protocol`` with a bare elicitation capability."""
+def raw_server(
+    script: Path,
+    stderr: IO[str],
+    protocol: str,
+    capabilities: dict[str, Any] | None = None,
+) -> Iterator[RawServer]:
+    """A raw server initialized on ``protocol`` (default: a bare elicitation capability)."""
     server = RawServer(script, stderr)
     try:
         init = server.request(
             "initialize",
             {
                 "protocolVersion": protocol,
-                "capabilities": {"elicitation": {}},
+                "capabilities": {"elicitation": {}} if capabilities is None else capabilities,
                 "clientInfo": {"name": "raw", "version": "0"},
             },
         )
@@ -420,19 +425,16 @@ FAILED_ANSWERS = [
         "zip_code: This field is required.",
         id="accept-without-content",
     ),
-    # The client's answer is not an ElicitResult at all. ask() should say so
-    # (ElicitationFailed, readable, catchable); see _typed_result's "is not an elicitation
-    # result" message. Currently the SDK's result validation raises pydantic's
-    # ValidationError inside _Channel.send, which only catches MCPError, so the tool crashes
-    # with the bare "Error executing tool ship".
+    # The client's answer is not an ElicitResult at all: ElicitationFailed says so.
     pytest.param(
         {"result": {"action": "maybe"}},
-        "not an elicitation result",
+        "The client's answer to the form is not an elicitation result (action: Input should "
+        "be 'accept', 'cancel' or 'decline').",
         id="unknown-action",
     ),
     pytest.param(
         {"result": accept({**ADDRESS, "name": {"first": "Ada"}})},
-        "name",
+        "The client's answer to the form is not an elicitation result (content.name",
         id="non-primitive-content",
     ),
 ]
@@ -453,3 +455,32 @@ def test_raw_failed_answer_is_readable_tool_error(
         text = content["text"]
         assert text.startswith("Error executing tool ship: "), text
         assert expected in text, text
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "why"),
+    [
+        pytest.param({}, "it did not declare the elicitation capability", id="none"),
+        pytest.param(
+            {"elicitation": {"url": {}}}, "it declared elicitation in URL mode only", id="url-only"
+        ),
+    ],
+)
+def test_raw_client_without_forms_is_sent_nothing(
+    capabilities: dict[str, Any], why: str, server_stderr: IO[str]
+) -> None:
+    """No form goes to a client that cannot show one; the uncaught error reads as one sentence."""
+    with raw_server(BOOKING, server_stderr, "2025-11-25", capabilities) as server:
+        call = server.request(
+            "tools/call", {"name": "book_table", "arguments": {"restaurant": "Noma"}}
+        )
+        message = server.receive()  # the very next message is the call's response
+        assert message.get("id") == call, message
+        assert message["result"]["isError"] is True
+        assert message["result"]["content"] == [
+            {
+                "type": "text",
+                "text": f"Error executing tool book_table: This client cannot show forms ({why}), "
+                "so the tool could not ask the user for Booking.",
+            }
+        ]

@@ -143,15 +143,20 @@ class _Channel:
     def protocol(self) -> str:
         return self._ctx.protocol_version
 
-    def supports_forms(self) -> bool:
+    def why_no_forms(self) -> str | None:
         session = self._ctx.session
-        if not self._modern and not session.can_send_request:
-            return False  # e.g. a JSON-response HTTP stream: no way to ask mid-call
         capabilities = session.client_capabilities
         elicitation = capabilities.elicitation if capabilities is not None else None
         # A bare `elicitation: {}` (the only form before modes existed) means form mode;
         # a client that declares only `url` cannot show forms.
-        return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+        if elicitation is None:
+            return "it did not declare the elicitation capability"
+        if elicitation.form is None and elicitation.url is not None:
+            return "it declared elicitation in URL mode only"
+        if not self._modern and not session.can_send_request:
+            # e.g. streamable HTTP answering with plain JSON: no stream to ask on mid-call
+            return "its connection cannot carry a request from the server during a call"
+        return None
 
     async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
         request = cast("types.ServerRequest", _ElicitationCreate(params=params))
