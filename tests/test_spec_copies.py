@@ -27,7 +27,8 @@ PROPERTY_EXAMPLE_DIRS = [
 
 
 def _copies() -> list[Path]:
-    return sorted(path.relative_to(SPEC_DIR) for path in SPEC_DIR.rglob("*.json"))
+    copies = [*SPEC_DIR.rglob("*.json"), *SPEC_DIR.rglob("*.ts")]
+    return sorted(path.relative_to(SPEC_DIR) for path in copies)
 
 
 @pytest.mark.skipif(
