@@ -9,14 +9,13 @@ from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitE
 from elicitkit._forms import form_spec, parse_content, requested_schema
 from elicitkit._formspec import FormSpec, Shape
 from elicitkit._introspect import humanise
-from elicitkit._protocol import PROTOCOL_VERSIONS, ProtocolVersion
+from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
 from elicitkit._replay import NeedInput, question_key
 from elicitkit._result import ElicitResultTyped
 from elicitkit._run import Channel, current_run
 
 T = TypeVar("T")
 
-_FIRST_VERSION: ProtocolVersion = "2025-06-18"
 _ACTIONS = ("accept", "decline", "cancel")
 OUTSIDE_A_TOOL = (
     "ask() was called outside a tool call of a server elicitkit is installed on, so there is "
@@ -61,7 +60,7 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
         raise ElicitError(OUTSIDE_A_TOOL) from None
     channel = run.channel
     spec = form_spec(tp)
-    version = _elicitation_version(channel.protocol)
+    version = known_protocol(channel.protocol)
     why_not = (
         f"it speaks MCP {channel.protocol}, which has no elicitation"
         if version is None
@@ -87,13 +86,6 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
     return _typed_result(tp, spec, raw, version, channel)
 
 
-def _elicitation_version(protocol: str) -> ProtocolVersion | None:
-    for version in PROTOCOL_VERSIONS:
-        if protocol == version:
-            return version
-    return None
-
-
 def _request_params(
     spec: FormSpec, tp: Any, message: str | None, version: ProtocolVersion
 ) -> dict[str, Any]:
@@ -102,7 +94,7 @@ def _request_params(
         "message": text,
         "requestedSchema": requested_schema(tp, protocol=version),
     }
-    if version != _FIRST_VERSION:  # `mode` arrived with URL mode in 2025-11-25
+    if version != FIRST_PROTOCOL:  # `mode` arrived with URL mode in 2025-11-25
         params = {"mode": "form", **params}
     return params
 

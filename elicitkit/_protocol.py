@@ -13,6 +13,17 @@ PROTOCOL_VERSIONS: Final[tuple[ProtocolVersion, ...]] = get_args(ProtocolVersion
 LATEST_PROTOCOL: Final[ProtocolVersion] = PROTOCOL_VERSIONS[-1]
 """The newest version: the default everywhere a version can be given."""
 
+FIRST_PROTOCOL: Final[ProtocolVersion] = PROTOCOL_VERSIONS[0]
+"""2025-06-18: no ``mode`` key, defaults on booleans only, labels as ``enumNames``, no arrays."""
+
+
+def known_protocol(protocol: str) -> ProtocolVersion | None:
+    """Return ``protocol`` if elicitkit knows its grammar, else ``None``."""
+    for known in PROTOCOL_VERSIONS:
+        if protocol == known:
+            return known
+    return None
+
 
 def check_protocol(protocol: str) -> ProtocolVersion:
     """Return ``protocol`` if elicitkit knows its grammar.
@@ -20,9 +31,9 @@ def check_protocol(protocol: str) -> ProtocolVersion:
     Raises:
         ValueError: ``protocol`` is not one of `PROTOCOL_VERSIONS`.
     """
-    for known in PROTOCOL_VERSIONS:
-        if protocol == known:
-            return known
+    known = known_protocol(protocol)
+    if known is not None:
+        return known
     supported = ", ".join(PROTOCOL_VERSIONS)
     raise ValueError(
         f"Unknown MCP protocol version {protocol!r}: elicitation exists only in {supported}. "

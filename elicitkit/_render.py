@@ -14,10 +14,7 @@ from typing import Any
 
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind
-from elicitkit._protocol import ProtocolVersion
-
-_FIRST_VERSION: ProtocolVersion = "2025-06-18"
-"""The first version: booleans alone carry defaults, labels need enumNames, no arrays."""
+from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion
 
 
 def render_schema(
@@ -35,7 +32,7 @@ def render_schema(
     Raises:
         FormDefinitionError: The form has a multi-select and ``protocol`` is 2025-06-18.
     """
-    legacy = legacy_enum_names or protocol == _FIRST_VERSION
+    legacy = legacy_enum_names or protocol == FIRST_PROTOCOL
     properties = {
         field.key: _render_field(spec, field, protocol, legacy=legacy) for field in spec.fields
     }
@@ -62,7 +59,7 @@ def _render_field(
     elif kind is Kind.CHOICE:
         out = {"type": "string"}
     else:
-        if protocol == _FIRST_VERSION:
+        if protocol == FIRST_PROTOCOL:
             raise FormDefinitionError(
                 f"Cannot render field '{field.attr}' of {spec.name} for protocol "
                 f"{protocol}: multi-selects exist only from 2025-11-25 on. Ask for it with "
@@ -96,7 +93,7 @@ def _render_field(
         else:
             out["items"] = {"type": "string", "enum": [choice.wire for choice in field.choices]}
     # Only booleans carry a default on 2025-06-18; every kind does from 2025-11-25 on.
-    if kind is Kind.BOOLEAN or protocol != _FIRST_VERSION:
+    if kind is Kind.BOOLEAN or protocol != FIRST_PROTOCOL:
         default = wire_default(field)
         if default is not MISSING:
             out["default"] = default
