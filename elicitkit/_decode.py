@@ -12,7 +12,7 @@ import datetime as dt
 import inspect
 import keyword
 import math
-import re
+import reprlib
 from collections.abc import Callable
 from typing import Any, NoReturn, cast
 
@@ -20,7 +20,15 @@ import pydantic
 
 from elicitkit._errors import FieldError, InvalidContent
 from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind, Shape
-from elicitkit._wire_values import DATE_SHAPE, is_email, is_uri, parse_date, parse_datetime
+from elicitkit._wire_values import (
+    DATE_SHAPE,
+    has_surrogate,
+    is_email,
+    is_uri,
+    parse_date,
+    parse_datetime,
+    pattern_matcher,
+)
 
 Decoder = Callable[[Any], Any]
 
@@ -36,6 +44,17 @@ _FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
     "email": lambda text: is_email(text) or _fail(),
     "uri": lambda text: is_uri(text) or _fail(),
 }
+
+
+MAX_DIGITS = 100
+"""The most digits a whole number in an answer may have (ints and Decimals).
+
+Python's int-to-text conversion is quadratic (3.11+ refuses past 4,300 digits, so a
+5,000-digit answer would decode and then crash the tool's first ``repr``), and no form
+input has a use for more: a 64-bit id has 20 digits. Checked by comparison, which is
+linear in the number's size.
+"""
+_DIGITS_LIMIT = 10**MAX_DIGITS
 
 
 class _Reject(Exception):
@@ -129,7 +148,9 @@ def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
         "build": _builder(spec),
         "T": spec.tp,
         "is_date_shaped": DATE_SHAPE.fullmatch,
+        "has_surrogate": has_surrogate,
         "fromisoformat": dt.date.fromisoformat,
+        "LIMIT": _DIGITS_LIMIT,
     }
     lines = [
         "def decode(content):",
@@ -221,7 +242,7 @@ def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list
         and field.convert is None
     ):
         low, high = field.min_length, field.max_length
-        test = f"{value}.__class__ is not str"
+        test = f"{value}.__class__ is not str or has_surrogate({value})"
         if low is not None and high is not None:
             test += f" or not {low} <= len({value}) <= {high}"
         elif low is not None:
@@ -230,7 +251,7 @@ def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list
             test += f" or len({value}) > {high}"
         return [f"if {test}:", "    return slow(content)", f"{result} = {value}"]
     if kind is Kind.INTEGER:
-        test = f"{value}.__class__ is int"
+        test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
         if field.minimum is not None:
             test += f" and {value} >= {field.minimum!r}"
         if field.maximum is not None:
@@ -353,7 +374,8 @@ def _boolean(value: Any) -> bool:
 
 def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
     low, high = field.min_length, field.max_length
-    pattern = re.compile(field.pattern) if field.pattern is not None else None
+    pattern = field.pattern
+    matches = pattern_matcher(pattern) if pattern is not None else None
     fmt = field.format
     convert = field.convert
     format_check = _FORMAT_CHECKS[fmt] if fmt is not None else None
@@ -365,8 +387,10 @@ def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
             raise _Reject(f"Must be at least {_count(low, 'character')} long.")
         if high is not None and len(value) > high:
             raise _Reject(f"Must be at most {_count(high, 'character')} long.")
-        if pattern is not None and pattern.search(value) is None:
-            raise _Reject(f"Must match the pattern {pattern.pattern}.")
+        if has_surrogate(value):
+            raise _Reject(_SURROGATE_PROBLEM)
+        if matches is not None and not matches(value):
+            raise _Reject(f"Must match the pattern {pattern}.")
         if format_check is not None:
             try:
                 parsed = format_check(value)
@@ -396,16 +420,15 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
             raise _Reject(f"Expected {what}, got {_json_kind(value)}.")
         if kind is float and not math.isfinite(value):
             raise _Reject("Must be a finite number.")
+        if kind is int and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
+            raise _Reject(f"Must have at most {MAX_DIGITS} digits.")
         if integer:
             if kind is float:
                 if not value.is_integer():
                     raise _Reject(f"Expected a whole number, got {value!r}.")
                 value = int(value)
         elif convert is None and kind is int:
-            try:
-                value = float(value)
-            except OverflowError:
-                raise _Reject("Must be a finite number.") from None
+            value = float(value)  # no OverflowError: MAX_DIGITS is far below float's 308
         if low is not None and value < low:
             raise _Reject(f"Must be at least {low}.")
         if high is not None and value > high:
@@ -440,14 +463,16 @@ def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if type(value) is not list:
             raise _Reject(f"Expected a list of options, got {_json_kind(value)}.")
-        chosen: list[str] = []
-        for item in cast("list[object]", value):
+        chosen: list[str] = cast("list[str]", value)
+        seen: set[str] = set()
+        for item in chosen:  # one pass, a set lookup per item: linear in the list's length
             if type(item) is not str or item not in lookup:
                 raise _Reject(f"Every option must be one of {options}; got {_shorten(item)}.")
-            chosen.append(item)
-        if len(set(chosen)) != len(chosen):
-            twice = next(item for item in chosen if chosen.count(item) > 1)
-            raise _Reject(f"Choose each option at most once; {twice!r} appears more than once.")
+            if item in seen:
+                raise _Reject(
+                    f"Choose each option at most once; {_shorten(item)} appears more than once."
+                )
+            seen.add(item)
         if low is not None and len(chosen) < low:
             raise _Reject(f"Choose at least {_count(low, 'option')}.")
         if high is not None and len(chosen) > high:
@@ -531,6 +556,8 @@ def _json_kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"{'true' if value else 'false'}"
+    if isinstance(value, int) and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
+        return f"a number of more than {MAX_DIGITS} digits"
     if isinstance(value, (int, float)):
         return f"the number {_shorten(value)}"
     if isinstance(value, str):
@@ -542,12 +569,41 @@ def _json_kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+class _BoundedRepr(reprlib.Repr):
+    """``repr`` that looks at a bounded part of a value, however large or deep it is.
+
+    A client's value may be a megabyte of text, a list nested a hundred thousand deep
+    (plain ``repr`` raises RecursionError) or an int of a million digits (whose ``repr``
+    is quadratic, or refused past 4,300 digits).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 4
+        self.maxstring = 200  # longer than any message shows; cut again by _shorten
+
+    def repr_int(self, x: int, level: int) -> str:
+        if not -_DIGITS_LIMIT < x < _DIGITS_LIMIT:
+            return f"a number of more than {MAX_DIGITS} digits"
+        return repr(x)
+
+    def repr_str(self, x: str, level: int) -> str:
+        return repr(x[: self.maxstring])
+
+
+_bounded_repr = _BoundedRepr().repr
+
+
 def _shorten(value: Any, limit: int = 40) -> str:
-    try:
-        text = repr(value)
-    except ValueError:  # an int past 4,300 digits, alone or inside a list, has no repr()
-        return "a value too large to show"
+    text = _bounded_repr(value)
     return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+_SURROGATE_PROBLEM = (
+    "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid "
+    "Unicode."
+)
 
 
 def _count(number: int, noun: str) -> str:

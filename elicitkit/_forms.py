@@ -1,27 +1,108 @@
 """The public entry points over the core: compile once, then look up.
 
-Every form type is introspected once; its schema is rendered once per (protocol, option) and
-its decoder built once, so a repeated `requested_schema` or `parse_content` call is a
-dictionary lookup.
+Every form type is compiled into one `CompiledForm`: its `FormSpec`, its schema per
+(protocol, option) and its decoder per protocol, each made on first use, so a repeated
+`requested_schema` or `parse_content` call is a lookup.
+
+Where the compiled form lives decides how long it lives. Forms are often built at run
+time (a ``Literal`` of today's options, a title naming the item), once per call; a cache
+must not keep them alive. A `weakref.WeakKeyDictionary` would not do: its value (the spec,
+the decoder) refers to the type, so the key could never die. Instead:
+
+* a class keeps its compiled form in its own ``__dict__`` (as pydantic keeps its
+  validator), so the two die together: a class built per call costs nothing after it;
+* everything else (``int``, ``Literal[...]``, ``Annotated[...]`` and other aliases, which
+  cannot carry attributes or be weakly referenced, and classes that refuse attributes)
+  sits in a small least-recently-used cache of `_MAX_OTHER_FORMS` entries, keyed by value,
+  so the memory it holds is bounded whatever the calls build;
+* unhashable annotations are compiled on every call, as nothing can find them again.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from elicitkit._decode import Decoder, build_decoder
 from elicitkit._formspec import FormSpec, Kind
 from elicitkit._introspect import inspect_form
-from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, check_protocol
+from elicitkit._protocol import LATEST_PROTOCOL, check_protocol
 from elicitkit._render import render_schema
 
 T = TypeVar("T")
 
-_specs: dict[Any, FormSpec] = {}
-_schemas: dict[tuple[Any, str, bool], dict[str, Any]] = {}
-# Per protocol, then per type: two lookups without building a tuple key, on the hot path.
-_decoders: dict[str, dict[Any, Decoder]] = {version: {} for version in PROTOCOL_VERSIONS}
+_ATTRIBUTE = "__elicitkit_form__"
+_MAX_OTHER_FORMS = 256
+"""How many compiled forms of non-class types (aliases, builtins) are kept."""
+
+
+@dataclass(eq=False)
+class CompiledForm:
+    """Everything elicitkit makes from one form type, made once and looked up after.
+
+    Attributes:
+        spec: The form's description.
+        schemas: The wire schema per (protocol version, legacy_enum_names).
+        decoders: The decoder per protocol version.
+    """
+
+    spec: FormSpec
+    schemas: dict[tuple[str, bool], dict[str, Any]] = field(
+        default_factory=dict[tuple[str, bool], dict[str, Any]]
+    )
+    decoders: dict[str, Decoder] = field(default_factory=dict[str, Decoder])
+
+
+_others: OrderedDict[Any, CompiledForm] = OrderedDict()
+# Every live compiled form, so that tests can drop cached schemas (see `forget_schemas`).
+_live: weakref.WeakSet[CompiledForm] = weakref.WeakSet()
+
+
+def compiled_form(tp: Any) -> CompiledForm:
+    """Return the compiled form of ``tp``, compiling it on first use.
+
+    Raises:
+        FormDefinitionError: ``tp`` cannot be expressed as a flat form.
+    """
+    # getattr, then an identity check: a subclass must not use its base class's form.
+    compiled: CompiledForm | None = getattr(tp, _ATTRIBUTE, None) if isinstance(tp, type) else None
+    if compiled is not None and compiled.spec.tp is tp:
+        return compiled
+    try:
+        compiled = _others[tp]
+    except KeyError:
+        return _store(tp, CompiledForm(inspect_form(tp)))
+    except TypeError:  # an unhashable annotation: compile it every time
+        return CompiledForm(inspect_form(tp))
+    _others.move_to_end(tp)
+    return compiled
+
+
+def _store(tp: Any, compiled: CompiledForm) -> CompiledForm:
+    _live.add(compiled)
+    if isinstance(tp, type):
+        try:
+            setattr(tp, _ATTRIBUTE, compiled)
+        except (TypeError, AttributeError):  # a builtin or a class that refuses attributes
+            pass
+        else:
+            return compiled
+    try:
+        _others[tp] = compiled
+    except TypeError:
+        return compiled
+    if len(_others) > _MAX_OTHER_FORMS:
+        _others.popitem(last=False)
+    return compiled
+
+
+def forget_schemas() -> None:
+    """Drop every cached schema, so the next call renders it again (for tests)."""
+    for compiled in list(_live):
+        compiled.schemas.clear()
 
 
 def form_spec(tp: Any) -> FormSpec:
@@ -30,13 +111,7 @@ def form_spec(tp: Any) -> FormSpec:
     Raises:
         FormDefinitionError: ``tp`` cannot be expressed as a flat form.
     """
-    try:
-        return _specs[tp]
-    except KeyError:
-        spec = _specs[tp] = inspect_form(tp)
-        return spec
-    except TypeError:  # an unhashable annotation: compile it every time
-        return inspect_form(tp)
+    return compiled_form(tp).spec
 
 
 def requested_schema(
@@ -62,16 +137,14 @@ def requested_schema(
         FormDefinitionError: The form cannot be expressed, or not on this version.
         ValueError: ``protocol`` is not a version with elicitation.
     """
+    compiled = compiled_form(tp)
     try:
-        return _schemas[tp, protocol, legacy_enum_names]
+        return compiled.schemas[protocol, legacy_enum_names]
     except KeyError:
         version = check_protocol(protocol)
-        schema = render_schema(form_spec(tp), version, legacy_enum_names=legacy_enum_names)
-        _schemas[tp, version, legacy_enum_names] = schema
+        schema = render_schema(compiled.spec, version, legacy_enum_names=legacy_enum_names)
+        compiled.schemas[version, legacy_enum_names] = schema
         return schema
-    except TypeError:
-        version = check_protocol(protocol)
-        return render_schema(form_spec(tp), version, legacy_enum_names=legacy_enum_names)
 
 
 @overload
@@ -98,23 +171,24 @@ def parse_content(tp: Any, content: object, *, protocol: str = LATEST_PROTOCOL) 
         FormDefinitionError: The form cannot be expressed, or not on this version.
         ValueError: ``protocol`` is not a version with elicitation.
     """
-    try:
-        decoder = _decoders[protocol][tp]
-    except KeyError:
-        decoder = _compile_decoder(tp, protocol)
-    except TypeError:
-        return build_decoder(form_spec(tp))(content)
+    compiled = compiled_form(tp)
+    decoder = compiled.decoders.get(protocol)
+    if decoder is None:
+        decoder = _compile_decoder(compiled, protocol)
     return decoder(content)
 
 
-def _compile_decoder(tp: Any, protocol: str) -> Decoder:
+def _compile_decoder(compiled: CompiledForm, protocol: str) -> Decoder:
     version = check_protocol(protocol)
-    spec = form_spec(tp)
+    spec = compiled.spec
     if any(field.kind is Kind.MULTI_CHOICE for field in spec.fields):
         # A multi-select cannot have been asked on 2025-06-18: rendering refuses it, with the
         # same error as here.
         render_schema(spec, version)
-    decoder = _decoders[version][tp] = build_decoder(spec)
+    # One decoder serves every version: the grammars differ in what is sent, not in what
+    # comes back.
+    decoder = next(iter(compiled.decoders.values()), None) or build_decoder(spec)
+    compiled.decoders[version] = decoder
     return decoder
 
 
@@ -135,13 +209,10 @@ def form(tp: Any = None, /, *, message: str | None = None) -> Any:
 
     def decorate(cls: type[T]) -> type[T]:
         spec = inspect_form(cls, message=message)
-        _specs[cls] = spec
-        for by_type in _decoders.values():
-            by_type.pop(cls, None)
-        for key in [key for key in _schemas if key[0] is cls]:
-            del _schemas[key]
         render_schema(spec, LATEST_PROTOCOL)  # fails here for what no version can render
-        _decoders[LATEST_PROTOCOL][cls] = build_decoder(spec)
+        compiled = CompiledForm(spec, decoders={LATEST_PROTOCOL: build_decoder(spec)})
+        _others.pop(cls, None)  # a class that refused the attribute may be cached there
+        _store(cls, compiled)
         return cls
 
     return decorate if tp is None else decorate(tp)

@@ -32,7 +32,14 @@ from typing_extensions import Doc, TypeAliasType
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._metadata import FormField, StringFormat
-from elicitkit._wire_values import parse_date, parse_datetime
+from elicitkit._secrets import find_secret
+from elicitkit._wire_values import (
+    has_surrogate,
+    parse_date,
+    parse_datetime,
+    pattern_matcher,
+    sendable_text,
+)
 
 SCALAR_KEY = "value"
 """The wire key of the single field of a one-field form built from a bare type."""
@@ -40,25 +47,6 @@ SCALAR_KEY = "value"
 _MULTI_CONTAINERS: dict[Any, type] = {list: list, set: set, frozenset: frozenset, tuple: tuple}
 _MAPPING_ORIGINS = (dict, Mapping, typing.Mapping, typing.MutableMapping)
 _UNION_ORIGINS: tuple[Any, ...] = (Union, types.UnionType)
-
-# Words that make a field name look like a credential. Matched against the words of the
-# name (snake_case and camelCase split), alone or joined with their neighbour, so
-# `apiKey`, `api_key` and `API_KEY` all match while `classname` does not match `ssn`.
-_SECRET_WORDS = frozenset(
-    {
-        "password",
-        "passwd",
-        "secret",
-        "token",
-        "apikey",
-        "privatekey",
-        "accesskey",
-        "creditcard",
-        "cardnumber",
-        "cvv",
-        "ssn",
-    }
-)
 
 _SCALAR_TITLES: dict[object, str] = {
     "date": "Date",
@@ -120,7 +108,7 @@ def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
             "bool to confirm."
         )
     _check_unique_keys(name, fields)
-    return FormSpec(name=name, tp=tp, shape=shape, fields=tuple(fields), message=message)
+    return FormSpec(name=name, tp=tp, shape=shape, fields=tuple(fields), message=_sendable(message))
 
 
 def _scalar_form(tp: Any, message: str | None) -> FormSpec:
@@ -135,12 +123,24 @@ def _scalar_form(tp: Any, message: str | None) -> FormSpec:
         extra=(),
         scalar=True,
     )
-    return FormSpec(name=name, tp=tp, shape=Shape.SCALAR, fields=(spec,), message=message)
+    return FormSpec(
+        name=name, tp=tp, shape=Shape.SCALAR, fields=(spec,), message=_sendable(message)
+    )
+
+
+def _sendable(text: str | None) -> str | None:
+    return None if text is None else sendable_text(text)
 
 
 def _check_unique_keys(form: str, fields: list[FieldSpec]) -> None:
     seen: dict[str, str] = {}
     for spec in fields:
+        if has_surrogate(spec.key):
+            raise FormDefinitionError(
+                f"Cannot build a form from {form}: the wire key {spec.key!r} of field "
+                f"'{spec.name}' holds a surrogate code point, which no JSON encoder accepts. "
+                "Give the field a key of valid Unicode text."
+            )
         if spec.key in seen:
             raise FormDefinitionError(
                 f"Cannot build a form from {form}: fields '{seen[spec.key]}' and "
@@ -504,7 +504,7 @@ def _build_field(
         required = False
 
     kind, extras = _classify(core, settings, problem)
-    _check_not_secret(name, settings, problem)
+    _check_not_secret(name, key, settings, problem)
     if settings.title:
         title = settings.title
     elif not scalar:
@@ -520,8 +520,8 @@ def _build_field(
         name=name,
         omit_when_absent=not key_required,
         kind=kind,
-        title=title,
-        description=settings.description,
+        title=sendable_text(title),
+        description=_sendable(settings.description),
         required=required,
         default=default,
         default_factory=default_factory,
@@ -556,9 +556,7 @@ def _classify(
         )
     if _is_secret_type(core):
         raise problem(
-            f"{type_name(core)} holds a secret, and MCP forbids asking for secrets "
-            "(passwords, API keys, tokens, payment data) in form mode. Ask for it through "
-            "URL mode instead, on a page you control."
+            f"{type_name(core)} holds a secret, and {SECRET_FIX}."
         )
     if _is_form_class(core):
         raise problem(
@@ -674,7 +672,15 @@ def _choice_settings(
     choices: list[Choice], settings: _Settings, problem: Callable[[str], FormDefinitionError]
 ) -> dict[str, Any]:
     wires = [choice.wire for choice in choices]
-    duplicates = {wire for wire in wires if wires.count(wire) > 1}
+    unsendable = [wire for wire in wires if has_surrogate(wire)]
+    if unsendable:
+        raise problem(
+            f"the option {unsendable[0]!r} holds a surrogate code point, which no JSON encoder "
+            "accepts, and an option must come back exactly as it was sent. Use options of "
+            "valid Unicode text."
+        )
+    seen: set[str] = set()
+    duplicates = {wire for wire in wires if wire in seen or seen.add(wire)}
     if duplicates:
         raise problem(
             f"the options {_quoted(duplicates)} appear more than once on the wire (choices "
@@ -685,7 +691,7 @@ def _choice_settings(
     titled = any(choice.label is not None for choice in choices)
     if titled:
         choices = [
-            choice
+            Choice(choice.wire, choice.value, sendable_text(choice.label))
             if choice.label is not None
             else Choice(choice.wire, choice.value, _default_label(choice))
             for choice in choices
@@ -809,10 +815,19 @@ def _constraints(
             raise problem(f"min length {low} is greater than max length {high}.")
     if settings.pattern is not None:
         try:
-            re.compile(settings.pattern)
+            re.compile(settings.pattern)  # the author's text, never the client's
         except re.error as exc:
             raise problem(
                 f"the pattern {settings.pattern!r} is not a valid regular expression ({exc})."
+            ) from exc
+        try:
+            pattern_matcher(settings.pattern)
+        except ValueError as exc:
+            raise problem(
+                f"the pattern {settings.pattern!r} cannot be checked in linear time ({exc}). "
+                "Answers are checked with a linear-time regular-expression engine, so that no "
+                "answer can stall the server; write the pattern without look-around and "
+                "backreferences, or check the value in a validator."
             ) from exc
         values["pattern"] = settings.pattern
     return values
@@ -867,36 +882,39 @@ def _plain_number(value: Any) -> int | float:
     )
 
 
+# What to do instead of asking for a secret in a form; one place, so that it can follow
+# what elicitkit offers (URL mode arrives in a later release).
+SECRET_FIX = (
+    "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment "
+    "card data) in form mode. Collect it on a page you control, opened with URL-mode "
+    "elicitation (the SDK's ctx.elicit_url() today)"
+)
+
+
 def _check_not_secret(
-    attr: str, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    name: str, key: str, settings: _Settings, problem: Callable[[str], FormDefinitionError]
 ) -> None:
     if settings.sensitive is False:
         return
-    word = secret_word(attr)
-    if settings.sensitive or word is not None:
-        reason = (
-            f"its name suggests a secret ({word})" if word is not None else "it is marked sensitive"
-        )
-        raise problem(
-            f"{reason}, and MCP forbids asking for secrets (passwords, API keys, tokens, "
-            "payment data) in form mode. Ask for it through URL mode instead, or mark the "
-            "field FormField(sensitive=False) if it holds no secret."
-        )
+    word = secret_word(name)
+    wire_word = secret_word(key) if word is None and key != name else None
+    if word is not None:
+        reason = f"its name suggests a secret ({word})"
+    elif wire_word is not None:
+        reason = f"its wire key '{key}' suggests a secret ({wire_word})"
+    elif settings.sensitive:
+        reason = "it is marked sensitive"
+    else:
+        return
+    raise problem(
+        f"{reason}, and {SECRET_FIX}, or mark the field FormField(sensitive=False) if it "
+        "holds no secret."
+    )
 
 
 def secret_word(name: str) -> str | None:
-    """Return the credential word a field name contains (``"api key"``), or ``None``."""
-    words = _words(name)
-    for index, word in enumerate(words):
-        if _singular(word) in _SECRET_WORDS:
-            return word
-        if index + 1 < len(words) and _singular(word + words[index + 1]) in _SECRET_WORDS:
-            return f"{word} {words[index + 1]}"
-    return None
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    """Return the credential words a field name contains (``"api key"``), or ``None``."""
+    return find_secret(_words(name))
 
 
 # --------------------------------------------------------------------------------------

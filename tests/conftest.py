@@ -25,7 +25,7 @@ def _check_every_rendered_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[No
         return schema
 
     monkeypatch.setattr(elicitkit._forms, "render_schema", recording)
-    elicitkit._forms._schemas.clear()  # so cached schemas are rendered (and checked) again
+    elicitkit._forms.forget_schemas()  # so cached schemas are rendered (and checked) again
     _seen.clear()
     yield
     for schema, protocol in _seen:

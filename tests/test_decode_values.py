@@ -41,6 +41,10 @@ ACCEPTED = [
     pytest.param(str, "", "", id="empty text is text"),
     pytest.param(int, 7, 7, id="int"),
     pytest.param(int, 7.0, 7, id="whole float for int"),
+    pytest.param(int, 10**100 - 1, 10**100 - 1, id="int of 100 digits"),
+    pytest.param(
+        decimal.Decimal, -(10**100) + 1, decimal.Decimal(-(10**100) + 1), id="Decimal of 100 digits"
+    ),
     pytest.param(float, 2, 2.0, id="int for float"),
     pytest.param(float, -0.5, -0.5, id="float"),
     pytest.param(decimal.Decimal, 0.1, decimal.Decimal("0.1"), id="Decimal from float via str"),
@@ -96,7 +100,9 @@ REJECTED = [
     pytest.param(float, False, "Expected a number, got false.", id="bool is not a number"),
     pytest.param(float, float("nan"), "Must be a finite number.", id="NaN"),
     pytest.param(float, float("inf"), "Must be a finite number.", id="infinity"),
-    pytest.param(float, 10**400, "Must be a finite number.", id="int too big for float"),
+    pytest.param(float, 10**400, "Must have at most 100 digits.", id="int too long for float"),
+    pytest.param(int, 10**100, "Must have at most 100 digits.", id="int of 101 digits"),
+    pytest.param(int, -(10**100), "Must have at most 100 digits.", id="negative of 101 digits"),
     pytest.param(decimal.Decimal, float("-inf"), "Must be a finite number.", id="Decimal infinity"),
     pytest.param(
         bool, "true", "Expected true or false, got the text 'true'.", id="string for bool"

@@ -36,7 +36,7 @@ def test_form_compiles_once_at_decoration() -> None:
         ok: bool
 
     # Compiled at decoration: the decoder is already in the cache before any call.
-    assert Confirm in elicitkit._forms._decoders["2026-07-28"]
+    assert "2026-07-28" in elicitkit._forms.compiled_form(Confirm).decoders
 
 
 def test_repeated_schema_calls_return_the_cached_dict() -> None:
