@@ -13,6 +13,7 @@ from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
 from elicitkit._replay import NeedInput, question_key
 from elicitkit._result import ElicitResultTyped
 from elicitkit._run import Channel, current_run
+from elicitkit._wire_values import sendable_text
 
 T = TypeVar("T")
 
@@ -89,7 +90,9 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
 def _request_params(
     spec: FormSpec, tp: Any, message: str | None, version: ProtocolVersion
 ) -> dict[str, Any]:
-    text = message or spec.message or _default_message(spec)
+    # A message may quote a tool argument, which may hold a lone surrogate: made sendable
+    # here, before the question's key is computed from it (and on every round alike).
+    text = sendable_text(message or spec.message or _default_message(spec))
     params: dict[str, Any] = {
         "message": text,
         "requestedSchema": requested_schema(tp, protocol=version),

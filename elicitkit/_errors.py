@@ -72,3 +72,13 @@ class ElicitationUnsupported(ElicitError):
 
 class ElicitationFailed(ElicitError):
     """The client answered the form request with an error instead of a result."""
+
+
+class ClientDisconnected(ElicitError):
+    """The client's connection closed while a question was open, so there is no answer.
+
+    Raised by ``ask()`` on the eras that ask mid-call (2025-06-18, 2025-11-25). Nothing can
+    reach that client any more: clean up and return. (A call the client *cancels* is not
+    this error: the tool is cancelled, as any cancelled task, and ``ask()`` raises the
+    event loop's cancellation exception.)
+    """

@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from elicitkit._decode import Decoder, build_decoder
+from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import FormSpec, Kind
 from elicitkit._introspect import inspect_form
 from elicitkit._protocol import LATEST_PROTOCOL, check_protocol
 from elicitkit._render import render_schema
+from elicitkit._run import current_run
 
 T = TypeVar("T")
 
@@ -74,11 +76,39 @@ def compiled_form(tp: Any) -> CompiledForm:
     try:
         compiled = _others[tp]
     except KeyError:
-        return _store(tp, CompiledForm(inspect_form(tp)))
+        return _store(tp, CompiledForm(_inspect(tp)))
     except TypeError:  # an unhashable annotation: compile it every time
-        return CompiledForm(inspect_form(tp))
+        return CompiledForm(_inspect(tp))
     _others.move_to_end(tp)
     return compiled
+
+
+def _inspect(tp: Any) -> FormSpec:
+    try:
+        return inspect_form(tp)
+    except FormDefinitionError as error:
+        raise _in_tool(error) from None
+
+
+def _render(spec: FormSpec, version: str, *, legacy_enum_names: bool = False) -> dict[str, Any]:
+    try:
+        return render_schema(spec, version, legacy_enum_names=legacy_enum_names)
+    except FormDefinitionError as error:
+        raise _in_tool(error) from None
+
+
+def _in_tool(error: FormDefinitionError) -> BaseException:
+    """Let a form error raised inside a tool call reach the client with its message.
+
+    SDKs show the model an unexpected exception as a bare "Error executing tool NAME"; the
+    call's channel turns the error into one whose text they pass on (it is still a
+    `FormDefinitionError`). Outside a tool call the error is raised as it is.
+    """
+    try:
+        run = current_run.get()
+    except LookupError:
+        return error
+    return run.channel.surface(error)
 
 
 def _store(tp: Any, compiled: CompiledForm) -> CompiledForm:
@@ -142,7 +172,7 @@ def requested_schema(
         return compiled.schemas[protocol, legacy_enum_names]
     except KeyError:
         version = check_protocol(protocol)
-        schema = render_schema(compiled.spec, version, legacy_enum_names=legacy_enum_names)
+        schema = _render(compiled.spec, version, legacy_enum_names=legacy_enum_names)
         compiled.schemas[version, legacy_enum_names] = schema
         return schema
 
@@ -184,12 +214,35 @@ def _compile_decoder(compiled: CompiledForm, protocol: str) -> Decoder:
     if any(field.kind is Kind.MULTI_CHOICE for field in spec.fields):
         # A multi-select cannot have been asked on 2025-06-18: rendering refuses it, with the
         # same error as here.
-        render_schema(spec, version)
+        _render(spec, version)
     # One decoder serves every version: the grammars differ in what is sent, not in what
     # comes back.
-    decoder = next(iter(compiled.decoders.values()), None) or build_decoder(spec)
+    decoder = next(iter(compiled.decoders.values()), None) or _fast_from_second_use(compiled)
     compiled.decoders[version] = decoder
     return decoder
+
+
+def _fast_from_second_use(compiled: CompiledForm) -> Decoder:
+    """Decode a form's first answer with the reference decoder, later ones with the fast path.
+
+    Generating the fast path compiles Python source, about half a millisecond: a form type
+    built for one call would pay that for one answer. A form answered twice gets it.
+    """
+    spec = compiled.spec
+    checked = build_decoder(spec, fast=False)
+    answers = 0
+
+    def decode_counting(content: Any) -> Any:
+        nonlocal answers
+        answers += 1
+        if answers == 2:  # from the third answer on, the fast path serves every version
+            fast = build_decoder(spec)
+            for version, decoder in list(compiled.decoders.items()):
+                if decoder is decode_counting:
+                    compiled.decoders[version] = fast
+        return checked(content)
+
+    return decode_counting
 
 
 @overload

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from elicitkit._errors import ElicitError
+from elicitkit._errors import ElicitError, FormDefinitionError
 from elicitkit._replay import Replay
 
 
@@ -35,7 +35,7 @@ class Channel(Protocol):
         """
         ...
 
-    def surface(self, error: ElicitError) -> BaseException:
+    def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
         """Return the exception to raise for ``error``.
 
         Uncaught by the tool, it must reach the client with its message: SDKs hide the text

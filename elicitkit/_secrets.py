@@ -70,9 +70,7 @@ SECRET_WORDS = frozenset(
         "debitcard",
         "cardnumber",
         "cvv",
-        "cvv2",
         "cvc",
-        "cvc2",
         "securitycode",
         "ssn",
         "socialsecuritynumber",
@@ -93,13 +91,13 @@ def find_secret(words: Sequence[str]) -> str | None:
     Returns:
         The matching words as written in the name, joined by spaces (``"api key"``).
     """
-    if words and words[-1] in SECRET_HEAD_WORDS:
-        return words[-1]
     for start in range(len(words)):
         for size in (1, 2, 3):
             part = words[start : start + size]
             if len(part) == size and _singular("".join(part)) in SECRET_WORDS:
                 return " ".join(part)
+    if words and words[-1] in SECRET_HEAD_WORDS:
+        return words[-1]
     return None
 
 

@@ -30,9 +30,16 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitError
+from elicitkit._errors import (
+    ClientDisconnected,
+    ElicitationFailed,
+    ElicitationUnsupported,
+    ElicitError,
+    FormDefinitionError,
+)
 from elicitkit._replay import NeedInput, Replay
 from elicitkit._run import ToolRun, current_run
+from elicitkit._wire_values import sendable_text
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +151,15 @@ class _Channel:
         return self._ctx.protocol_version
 
     def why_no_forms(self) -> str | None:
+        """Say why the client cannot show a form (see `Channel.why_no_forms`).
+
+        Raises:
+            ElicitationUnsupported: The server's own transport setting forbids a request
+                mid-call; the message names the setting rather than blaming the client.
+        """
         session = self._ctx.session
+        if not self._modern and not session.can_send_request:
+            raise self.surface(ElicitationUnsupported(_no_back_channel(session.client_params)))
         capabilities = session.client_capabilities
         elicitation = capabilities.elicitation if capabilities is not None else None
         # A bare `elicitation: {}` (the only form before modes existed) means form mode;
@@ -153,9 +168,6 @@ class _Channel:
             return "it did not declare the elicitation capability"
         if elicitation.form is None and elicitation.url is not None:
             return "it declared elicitation in URL mode only"
-        if not self._modern and not session.can_send_request:
-            # e.g. streamable HTTP answering with plain JSON: no stream to ask on mid-call
-            return "its connection cannot carry a request from the server during a call"
         return None
 
     async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
@@ -167,10 +179,12 @@ class _Channel:
                 metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
             )
         except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED:
+                raise self.surface(ClientDisconnected(_DISCONNECTED)) from None
             raise self.surface(
                 ElicitationFailed(
                     f"The client answered the form with an error instead of an answer: "
-                    f"{error.message} (code {error.code})."
+                    f"{sendable_text(error.message)} (code {error.code})."
                 )
             ) from None
         except ValidationError as error:  # the SDK checks the result's shape
@@ -185,7 +199,7 @@ class _Channel:
             ) from None
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
-    def surface(self, error: ElicitError) -> BaseException:
+    def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
         """Make ``error`` reach the client readably if the tool does not catch it.
 
         The SDK shows the model a crash as a bare "Error executing tool NAME"; only a
@@ -216,10 +230,40 @@ class _MissingCapability(ElicitationUnsupported, MCPError):
         return self.error.message
 
 
-_TOOL_ERRORS: dict[type[ElicitError], type[ElicitError]] = {}
+_DISCONNECTED = (
+    "The client disconnected while the form was open, so there is no answer, and nothing "
+    "more can reach that client on this call. Clean up and return."
+)
 
 
-def _as_tool_error(kind: type[ElicitError]) -> type[ElicitError]:
+def _no_back_channel(client_params: object) -> str:
+    """Name the server setting that leaves a legacy-era call no way to ask mid-call.
+
+    The SDK marks such a call ``can_send_request=False`` for two server settings of
+    streamable HTTP. With ``stateless_http=True`` each request gets a fresh connection that
+    never saw ``initialize`` (so it knows no client capabilities either); with
+    ``json_response=True`` the connection did see it, but a request is answered with one
+    JSON reply, leaving no stream to send a question on.
+    """
+    setting = "json_response=True" if client_params is not None else "stateless_http=True"
+    why = (
+        "answers each request with a single JSON reply"
+        if client_params is not None
+        else "keeps no session for the client's answer to come back to"
+    )
+    return (
+        f"The server cannot ask the user anything during this call: it serves streamable HTTP "
+        f"with {setting}, which {why}, so on MCP 2025-06-18 and 2025-11-25 no question can "
+        f"reach the client mid-call. Serve it with {setting.split('=')[0]}=False; clients on "
+        "MCP 2026-07-28 are asked either way."
+    )
+
+
+_ToolErrorKind = type[ElicitError] | type[FormDefinitionError]
+_TOOL_ERRORS: dict[_ToolErrorKind, _ToolErrorKind] = {}
+
+
+def _as_tool_error(kind: _ToolErrorKind) -> _ToolErrorKind:
     if issubclass(kind, ToolError):
         return kind
     if kind not in _TOOL_ERRORS:

@@ -1,0 +1,116 @@
+"""Forms built at run time cost nothing after their call: caches never keep them alive."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import gc
+import weakref
+from typing import Annotated, Any, Literal, TypedDict
+
+import msgspec
+import pydantic
+import pytest
+
+import elicitkit._forms
+import elicitkit._render
+from elicitkit import FormField, form, parse_content, requested_schema
+from elicitkit._forms import compiled_form
+
+COUNT = 10_000
+FEWER = 1_000  # for the shapes whose classes are slow to build; the mechanism is the same
+
+
+@pytest.fixture(autouse=True)
+def _unrecorded_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    # conftest records every rendered schema to check it against the spec; tens of thousands
+    # of schemas of one shape (checked in the schema tests) would only slow this file down.
+    monkeypatch.setattr(elicitkit._forms, "render_schema", elicitkit._render.render_schema)
+
+
+def _per_call_dataclass(number: int) -> type:
+    # What a tool does today to offer today's options and name the item in the title.
+    options: Any = Literal[(f"slot-{number}", f"slot-{number + 1}")]  # type: ignore[valid-type]
+    title = FormField(title=f"Slot for item {number}")
+    return dataclasses.make_dataclass(
+        "Booking",
+        [("slot", Annotated[options, title]), ("seats", int, dataclasses.field(default=1))],
+        repr=False,  # fewer generated methods: the loop builds ten thousand of these
+        eq=False,
+    )
+
+
+def _per_call_model(number: int) -> type:
+    return pydantic.create_model(f"Model{number}", seats=(int, pydantic.Field(ge=number)))
+
+
+def _per_call_struct(number: int) -> type:
+    return msgspec.defstruct(f"Struct{number}", [("seats", int), ("note", str, "")])
+
+
+def _per_call_typeddict(number: int) -> type:
+    return TypedDict(f"Dict{number}", {"seats": int})  # type: ignore[operator,no-any-return]
+
+
+def _per_call_enum(number: int) -> type:
+    return enum.Enum(f"Size{number}", {"S": f"s{number}", "M": f"m{number}"})
+
+
+@pytest.mark.parametrize(
+    ("build", "answer", "count"),
+    [
+        pytest.param(
+            _per_call_dataclass,
+            lambda n: {"slot": f"slot-{n}", "seats": 2},
+            COUNT,
+            id="dataclass",
+        ),
+        pytest.param(_per_call_model, lambda n: {"seats": n}, FEWER, id="pydantic-model"),
+        pytest.param(_per_call_struct, lambda n: {"seats": 2}, FEWER, id="msgspec-struct"),
+        pytest.param(_per_call_typeddict, lambda n: {"seats": 2}, FEWER, id="typeddict"),
+        pytest.param(_per_call_enum, lambda n: {"value": f"s{n}"}, FEWER, id="enum-one-field"),
+    ],
+)
+def test_per_call_form_types_are_collected(build: Any, answer: Any, count: int) -> None:
+    refs: list[weakref.ref[type]] = []
+    for number in range(count):
+        form_type = build(number)
+        for version in ("2025-06-18", "2025-11-25", "2026-07-28"):
+            requested_schema(form_type, protocol=version)
+        parse_content(form_type, answer(number))
+        refs.append(weakref.ref(form_type))
+        del form_type
+    gc.collect()
+    alive = sum(ref() is not None for ref in refs)
+    assert alive == 0
+
+
+def test_forms_without_a_class_are_kept_in_a_bounded_cache() -> None:
+    # Literal and Annotated aliases cannot be weakly referenced or carry attributes: they
+    # live in a least-recently-used cache of a fixed size, keyed by value.
+    for number in range(FEWER):
+        alias = Annotated[int, FormField(title=f"Seats for item {number}")]
+        requested_schema(alias)
+        assert parse_content(alias, {"value": 3}) == 3
+    assert len(elicitkit._forms._others) == elicitkit._forms._MAX_OTHER_FORMS
+
+
+def test_a_class_keeps_its_own_compiled_form_and_a_subclass_gets_its_own() -> None:
+    @form(message="Base?")
+    @dataclasses.dataclass
+    class Base:
+        seats: int
+
+    @dataclasses.dataclass
+    class Child(Base):
+        note: str = ""
+
+    assert compiled_form(Base) is compiled_form(Base)
+    assert compiled_form(Child).spec.tp is Child
+    assert [field.key for field in compiled_form(Child).spec.fields] == ["seats", "note"]
+    assert compiled_form(Child).spec.message is None
+
+
+def test_builtin_types_share_the_bounded_cache() -> None:
+    assert compiled_form(int) is compiled_form(int)
+    assert int in elicitkit._forms._others
