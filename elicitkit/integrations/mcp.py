@@ -159,7 +159,9 @@ class _Channel:
         """
         session = self._ctx.session
         if not self._modern and not session.can_send_request:
-            raise self.surface(ElicitationUnsupported(_no_back_channel(session.client_params)))
+            raise self.surface(
+                ElicitationUnsupported(_no_back_channel(session.client_params, self.protocol))
+            )
         capabilities = session.client_capabilities
         elicitation = capabilities.elicitation if capabilities is not None else None
         # A bare `elicitation: {}` (the only form before modes existed) means form mode;
@@ -236,7 +238,7 @@ _DISCONNECTED = (
 )
 
 
-def _no_back_channel(client_params: object) -> str:
+def _no_back_channel(client_params: object, protocol: str) -> str:
     """Name the server setting that leaves a legacy-era call no way to ask mid-call.
 
     The SDK marks such a call ``can_send_request=False`` for two server settings of
@@ -253,9 +255,9 @@ def _no_back_channel(client_params: object) -> str:
     )
     return (
         f"The server cannot ask the user anything during this call: it serves streamable HTTP "
-        f"with {setting}, which {why}, so on MCP 2025-06-18 and 2025-11-25 no question can "
-        f"reach the client mid-call. Serve it with {setting.split('=')[0]}=False; clients on "
-        "MCP 2026-07-28 are asked either way."
+        f"with {setting}, which {why}, so on MCP {protocol} no question can reach the client "
+        f"mid-call. Serve it with {setting.split('=')[0]}=False; clients on MCP 2026-07-28 are "
+        "asked either way."
     )
 
 

@@ -1,0 +1,1 @@
+"""MCP servers the tests run as subprocesses."""

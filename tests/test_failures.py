@@ -1,0 +1,238 @@
+"""Failures that say what happened, each reaching the client (or the tool) in its own words.
+
+Real SDK clients throughout: in memory where the outcome is visible in-process, a stdio
+subprocess for a client that goes away, raw JSON-RPC over stdio for 2025-06-18 (which the
+SDK client cannot negotiate). Streamable HTTP settings are in test_http_settings.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.server.mcpserver import MCPServer
+
+from elicitkit import ElicitError, FormDefinitionError, ask, install, requested_schema
+from tests.test_stdio import REPO, TIMEOUT, raw_server, server_stderr
+
+__all__ = ["server_stderr"]  # a fixture, used by name
+
+OUTCOMES = REPO / "tests" / "servers" / "outcomes.py"
+ERAS = [
+    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
+    pytest.param("auto", "2026-07-28", id="2026-07-28"),
+]
+
+
+@dataclasses.dataclass
+class Name:
+    name: str
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+# --- the client goes away, or cancels, while a question is open ----------------------------
+
+
+def test_a_client_that_disconnects_is_its_own_outcome(
+    tmp_path: Path, server_stderr: IO[str]
+) -> None:
+    outcome = tmp_path / "outcome.txt"
+
+    async def main() -> None:
+        opened = anyio.Event()
+
+        async def never_answers(context: Any, params: types.ElicitRequestParams) -> Any:
+            opened.set()
+            await anyio.sleep_forever()
+
+        transport = stdio_client(
+            StdioServerParameters(
+                command=sys.executable, args=[str(OUTCOMES), str(outcome)], cwd=REPO
+            ),
+            errlog=server_stderr,
+        )
+
+        async def session() -> None:
+            async with Client(
+                transport, mode="legacy", elicitation_callback=never_answers
+            ) as client:
+                await client.call_tool("greet", {})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(session)
+            with anyio.fail_after(TIMEOUT):
+                await opened.wait()
+            group.cancel_scope.cancel()  # the client goes away with the question open
+
+    anyio.run(main)
+    deadline = time.monotonic() + TIMEOUT
+    while not outcome.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert outcome.read_text(encoding="utf-8") == (
+        "ClientDisconnected (ElicitError): The client disconnected while the form was open, so "
+        "there is no answer, and nothing more can reach that client on this call. Clean up and "
+        "return."
+    )
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_call_cancels_the_tool_and_is_not_an_elicit_error() -> None:
+    server = install(MCPServer("cancel"))
+    outcomes: list[BaseException] = []
+    recorded = anyio.Event()
+    opened = anyio.Event()
+
+    @server.tool()
+    async def greet() -> str:
+        try:
+            answer = await ask(Name, "Who are you?")
+        except BaseException as error:
+            outcomes.append(error)
+            recorded.set()
+            raise
+        return answer.unwrap().name
+
+    async def answers_after_the_first(context: Any, params: Any) -> types.ElicitResult:
+        if not opened.is_set():
+            opened.set()
+            await anyio.sleep_forever()
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(
+        server, mode="legacy", elicitation_callback=answers_after_the_first
+    ) as client:
+        async with anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "greet", {})
+            with anyio.fail_after(TIMEOUT):
+                await opened.wait()
+            group.cancel_scope.cancel()  # the client sends notifications/cancelled
+        with anyio.fail_after(TIMEOUT):
+            await recorded.wait()
+        # The connection is intact: the next call is asked and answered.
+        assert text_of(await client.call_tool("greet", {})) == "Ada"
+    [error] = outcomes
+    assert isinstance(error, anyio.get_cancelled_exc_class())
+    assert not isinstance(error, ElicitError)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+# --- a form the negotiated version cannot express -------------------------------------------
+
+
+def test_a_multi_select_on_2025_06_18_tells_the_client_why(server_stderr: IO[str]) -> None:
+    with raw_server(OUTCOMES, server_stderr, "2025-06-18") as server:
+        call = server.request("tools/call", {"name": "pizza", "arguments": {}})
+        response = server.response(call)  # the response itself: nothing was asked
+    assert response["result"]["isError"] is True
+    assert response["result"]["content"] == [
+        {
+            "type": "text",
+            "text": "Error executing tool pizza: Cannot render field 'toppings' of Toppings for "
+            "protocol 2025-06-18: multi-selects exist only from 2025-11-25 on. Ask for it with "
+            "a newer protocol, or use a single choice.",
+        }
+    ]
+
+
+# --- every form definition error that escapes a tool carries its message ---------------------
+
+
+def make_broken_server() -> MCPServer:
+    server = install(MCPServer("broken"))
+
+    @dataclasses.dataclass
+    class Tags:
+        tags: list[str]
+
+    @dataclasses.dataclass
+    class Login:
+        password: str
+
+    @server.tool()
+    async def flat_only() -> str:
+        await ask(Tags)
+        return "unreachable"
+
+    @server.tool()
+    async def secret() -> str:
+        await ask(Login)
+        return "unreachable"
+
+    @server.tool()
+    async def schema_only() -> str:
+        return str(requested_schema(Tags))  # no ask() at all: still readable
+
+    @server.tool()
+    async def caught() -> str:
+        try:
+            await ask(Tags)
+        except FormDefinitionError as error:  # still the class the author knows
+            return f"caught: {type(error).__name__}"
+        return "unreachable"
+
+    return server
+
+
+TAGS = (
+    "Cannot build a form field for 'tags' of Tags: list[str] has no flat JSON form. Use "
+    "list[Literal[...]] or list[SomeEnum] for a multi-select."
+)
+LOGIN = (
+    "Cannot build a form field for 'password' of Login: its name suggests a secret "
+    "(password), and MCP forbids asking for secrets (passwords, API keys, tokens, one-time "
+    "codes, payment card data) in form mode. Collect it on a page you control, opened with "
+    "URL-mode elicitation (the SDK's ctx.elicit_url() today), or mark the field "
+    "FormField(sensitive=False) if it holds no secret."
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("tool", "message"),
+    [
+        pytest.param("flat_only", TAGS, id="ask-unsupported-shape"),
+        pytest.param("secret", LOGIN, id="ask-secret"),
+        pytest.param("schema_only", TAGS, id="requested_schema-in-a-tool"),
+    ],
+)
+async def test_form_definition_errors_reach_the_client(
+    mode: str, version: str, tool: str, message: str
+) -> None:
+    asked: list[Any] = []
+
+    async def callback(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="cancel")
+
+    async with Client(make_broken_server(), mode=mode, elicitation_callback=callback) as client:
+        assert client.protocol_version == version
+        result = await client.call_tool(tool, {})
+    assert result.is_error
+    assert text_of(result) == f"Error executing tool {tool}: {message}"
+    assert asked == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_form_definition_errors_can_still_be_caught(mode: str, version: str) -> None:
+    async with Client(make_broken_server(), mode=mode) as client:
+        result = await client.call_tool("caught", {})
+    assert text_of(result) == "caught: FormDefinitionError"
