@@ -44,8 +44,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # https://de.wikipedia.org/wiki/München); ODD_CHARACTER still refuses the unsafe ones.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*", re.ASCII)
 _NOT_URI_CHARACTER = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]\u00a0-\U0010ffff]")
-_NOT_REG_NAME = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=%\u00a0-\U0010ffff]")
-_NOT_USERINFO = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:%\u00a0-\U0010ffff]")
+_PORT = re.compile(r"[0-9]+", re.ASCII)
+_URI_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%[]"
 _IP_FUTURE = re.compile(r"v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+", re.ASCII)
 _SPACE = re.compile(r"\s")
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -115,32 +115,44 @@ def is_uri(text: str) -> bool:
     """Tell whether ``text`` is an absolute URI (RFC 3986 ``URI``), such as ``https://a.b``.
 
     The authority may be empty (``file:///etc/hosts``), and non-ASCII characters are
-    accepted outside the scheme, as in RFC 3987 IRIs. Linear: each check below is one pass
-    over (a part of) the text.
+    accepted outside the scheme, as in RFC 3987 IRIs. Linear: one scan for characters
+    that may not appear at all, one for ``%`` escapes, then searches between known
+    positions. Positions rather than slices, so a megabyte is not copied again and again.
     """
-    scheme, colon, rest = text.partition(":")
-    if not colon or _SCHEME.fullmatch(scheme) is None:
+    colon = text.find(":")
+    if colon < 1 or _SCHEME.fullmatch(text, 0, colon) is None:
         return False
-    if (
-        _NOT_URI_CHARACTER.search(rest) is not None
-        or ODD_CHARACTER.search(rest) is not None
-        or _SPACE.search(rest) is not None
-    ):
+    if _has_non_uri_character(text) or not _percent_encodings_complete(text):
         return False
-    if not _percent_encodings_complete(rest):
-        return False
-    hier, _, fragment = rest.partition("#")
-    hier, _, query = hier.partition("?")
-    if "#" in fragment or "[" in query or "]" in query or "[" in fragment or "]" in fragment:
-        return False
-    if hier.startswith("//"):
-        slash = hier.find("/", 2)
-        authority, path = (hier[2:], "") if slash < 0 else (hier[2:slash], hier[slash:])
-        if not _is_authority(authority):
+    end = len(text)
+    fragment = text.find("#", colon)
+    if fragment >= 0:
+        if text.find("#", fragment + 1) >= 0:
             return False
-    else:
-        path = hier
-    return "[" not in path and "]" not in path
+        end = fragment
+    query = text.find("?", colon, end)
+    hier_end = query if query >= 0 else end
+    path = colon + 1
+    if text.startswith("//", path):
+        slash = text.find("/", path + 2, hier_end)
+        authority_end = slash if slash >= 0 else hier_end
+        if not _is_authority(text, path + 2, authority_end):
+            return False
+        path = authority_end
+    # "[" and "]" belong to an IP literal in the authority, nowhere else.
+    return text.find("[", path) < 0 and text.find("]", path) < 0
+
+
+def _has_non_uri_character(text: str) -> bool:
+    if text.isascii():
+        # bytes.translate deletes the allowed bytes at memory speed, ten times faster
+        # than a regular-expression scan; anything left over is not allowed.
+        return bool(text.encode("ascii").translate(None, _URI_BYTES))
+    return (
+        _NOT_URI_CHARACTER.search(text) is not None
+        or ODD_CHARACTER.search(text) is not None
+        or _SPACE.search(text) is not None
+    )
 
 
 def _percent_encodings_complete(text: str) -> bool:
@@ -153,26 +165,34 @@ def _percent_encodings_complete(text: str) -> bool:
     return True
 
 
-def _is_authority(authority: str) -> bool:
-    # authority = [ userinfo "@" ] host [ ":" port ]; every part may be empty but the "@".
-    userinfo, at, host_port = authority.rpartition("@")
-    if at and _NOT_USERINFO.search(userinfo) is not None:
-        return False
-    if host_port.startswith("["):
-        close = host_port.find("]")
-        if close < 0:
+def _is_authority(text: str, start: int, end: int) -> bool:
+    # authority = [ userinfo "@" ] host [ ":" port ], each part possibly empty. The text
+    # holds only URI characters by now, and the authority none of "/?#": what is left to
+    # refuse is "@" in the userinfo, "[" or "]" outside an IP literal, and a bad port.
+    at = text.rfind("@", start, end)
+    host = start
+    if at >= 0:
+        if any(text.find(char, start, at) >= 0 for char in "@[]"):
             return False
-        host, port = host_port[1:close], host_port[close + 1 :]
-        if port and not port.startswith(":"):
+        host = at + 1
+    if text.startswith("[", host, end):
+        close = text.find("]", host, end)
+        if close < 0 or not _is_ip_literal(text[host + 1 : close]):
             return False
-        if not (_is_ipv6(host) or _IP_FUTURE.fullmatch(host) is not None):
+        port = close + 1
+        if port < end and text[port] != ":":
             return False
-        digits = port[1:]
     else:
-        host, _, digits = host_port.partition(":")
-        if _NOT_REG_NAME.search(host) is not None:
+        port = text.find(":", host, end)
+        if port < 0:
+            port = end
+        if text.find("[", host, end) >= 0 or text.find("]", host, end) >= 0:
             return False
-    return not digits or (digits.isascii() and digits.isdigit())
+    return port >= end - 1 or _PORT.fullmatch(text, port + 1, end) is not None
+
+
+def _is_ip_literal(host: str) -> bool:
+    return _is_ipv6(host) or _IP_FUTURE.fullmatch(host) is not None
 
 
 def _is_ipv6(host: str) -> bool:

@@ -22,6 +22,7 @@ import decimal
 import enum
 import functools
 import itertools
+import string
 import math
 import re
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from elicitkit import (
 )
 from elicitkit._decode import build_decoder
 from elicitkit._forms import form_spec
+from elicitkit._wire_values import ODD_CHARACTER
 
 _MISSING: Any = object()
 _counter = itertools.count()
@@ -59,13 +61,20 @@ SETTINGS = settings(max_examples=60, deadline=None, database=None)
 # Wire-value strategies, shared by the schema sampler and the default generator
 # --------------------------------------------------------------------------------------
 
-_NOT_SPACE = st.characters(codec="utf-8").filter(lambda c: not c.isspace())
-_LOCAL_CHAR = _NOT_SPACE.filter(lambda c: c != "@")
-_LABEL_CHAR = _NOT_SPACE.filter(lambda c: c not in "@.")
+# Text a person could type: no white space, controls or bidirectional formatting characters.
+_PLAIN = st.characters(codec="utf-8").filter(
+    lambda c: not c.isspace() and ODD_CHARACTER.search(c) is None
+)
+_LOCAL_CHAR = _PLAIN.filter(lambda c: c != "@")
+_LABEL_CHAR = _PLAIN.filter(lambda c: c not in "@.")
 _SCHEME_FIRST = st.sampled_from("abcxyzABCXYZ")
 _SCHEME_REST = st.sampled_from("abz09+.-")
-_HOST_CHAR = _NOT_SPACE.filter(lambda c: c not in "/?#")
-_OPAQUE_FIRST = _NOT_SPACE.filter(lambda c: c != "/")
+# RFC 3986 unreserved and sub-delims, plus non-ASCII text as in RFC 3987 IRIs.
+_HOST_CHAR = st.sampled_from(string.ascii_letters + string.digits + "-._~!$&'()*+,;=") | (
+    _PLAIN.filter(lambda c: ord(c) >= 0xA0)
+)
+_PATH_CHAR = _HOST_CHAR | st.sampled_from(":@/?")
+_OPAQUE_FIRST = _HOST_CHAR
 _FORMAT_MIN_LENGTH = {"email": 5, "uri": 3}  # "a@b.c", "a:b"
 
 
@@ -102,10 +111,9 @@ def uri_wire(draw: st.DrawFn, lo: int | None = None, hi: int | None = None) -> s
     head = draw(_SCHEME_FIRST) + draw(_text(_SCHEME_REST, scheme - 1)) + ":"
     if rest >= 3 and draw(st.booleans()):
         host = draw(st.integers(1, rest - 2))
-        return (
-            head + "//" + draw(_text(_HOST_CHAR, host)) + draw(_text(_NOT_SPACE, rest - 2 - host))
-        )
-    return head + draw(_OPAQUE_FIRST) + draw(_text(_NOT_SPACE, rest - 1))
+        tail = draw(_text(_PATH_CHAR, rest - 2 - host))
+        return head + "//" + draw(_text(_HOST_CHAR, host)) + ("/" + tail[1:] if tail else "")
+    return head + draw(_OPAQUE_FIRST) + draw(_text(_PATH_CHAR, rest - 1))
 
 
 @st.composite
