@@ -133,7 +133,8 @@ def _time(form: Any, content: dict[str, Any], key: str) -> float:
             elicitkit.parse_content(form, content)
         except InvalidContent as error:
             elapsed = time.perf_counter() - start
-            assert [problem.field for problem in error.errors] == [key], error.errors
+            if [problem.field for problem in error.errors] != [key]:
+                raise AssertionError(f"{form.__name__}: unexpected errors {error.errors}") from None
         else:
             raise AssertionError(f"{form.__name__}: the hostile answer was accepted")
         best = min(best, elapsed)

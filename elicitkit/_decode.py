@@ -583,12 +583,12 @@ class _BoundedRepr(reprlib.Repr):
         self.maxlist = self.maxtuple = self.maxdict = self.maxset = 4
         self.maxstring = 200  # longer than any message shows; cut again by _shorten
 
-    def repr_int(self, x: int, level: int) -> str:
+    def repr_int(self, x: int, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
         if not -_DIGITS_LIMIT < x < _DIGITS_LIMIT:
             return f"a number of more than {MAX_DIGITS} digits"
         return repr(x)
 
-    def repr_str(self, x: str, level: int) -> str:
+    def repr_str(self, x: str, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
         return repr(x[: self.maxstring])
 
 
@@ -601,8 +601,7 @@ def _shorten(value: Any, limit: int = 40) -> str:
 
 
 _SURROGATE_PROBLEM = (
-    "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid "
-    "Unicode."
+    "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid Unicode."
 )
 
 

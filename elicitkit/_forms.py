@@ -30,7 +30,7 @@ from elicitkit._decode import Decoder, build_decoder
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import FormSpec, Kind
 from elicitkit._introspect import inspect_form
-from elicitkit._protocol import LATEST_PROTOCOL, check_protocol
+from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit._render import render_schema
 from elicitkit._run import current_run
 
@@ -90,7 +90,9 @@ def _inspect(tp: Any) -> FormSpec:
         raise _in_tool(error) from None
 
 
-def _render(spec: FormSpec, version: str, *, legacy_enum_names: bool = False) -> dict[str, Any]:
+def _render(
+    spec: FormSpec, version: ProtocolVersion, *, legacy_enum_names: bool = False
+) -> dict[str, Any]:
     try:
         return render_schema(spec, version, legacy_enum_names=legacy_enum_names)
     except FormDefinitionError as error:

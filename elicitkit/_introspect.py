@@ -555,9 +555,7 @@ def _classify(
             "field per key instead."
         )
     if _is_secret_type(core):
-        raise problem(
-            f"{type_name(core)} holds a secret, and {SECRET_FIX}."
-        )
+        raise problem(f"{type_name(core)} holds a secret, and {URL_MODE_ADVICE}.")
     if _is_form_class(core):
         raise problem(
             f"{type_name(core)} is a nested form, and nested forms are not supported yet. "
@@ -680,7 +678,11 @@ def _choice_settings(
             "valid Unicode text."
         )
     seen: set[str] = set()
-    duplicates = {wire for wire in wires if wire in seen or seen.add(wire)}
+    duplicates: set[str] = set()
+    for wire in wires:  # a set, not list.count: a Literal built from data may be long
+        if wire in seen:
+            duplicates.add(wire)
+        seen.add(wire)
     if duplicates:
         raise problem(
             f"the options {_quoted(duplicates)} appear more than once on the wire (choices "
@@ -884,7 +886,7 @@ def _plain_number(value: Any) -> int | float:
 
 # What to do instead of asking for a secret in a form; one place, so that it can follow
 # what elicitkit offers (URL mode arrives in a later release).
-SECRET_FIX = (
+URL_MODE_ADVICE = (
     "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment "
     "card data) in form mode. Collect it on a page you control, opened with URL-mode "
     "elicitation (the SDK's ctx.elicit_url() today)"
@@ -907,7 +909,7 @@ def _check_not_secret(
     else:
         return
     raise problem(
-        f"{reason}, and {SECRET_FIX}, or mark the field FormField(sensitive=False) if it "
+        f"{reason}, and {URL_MODE_ADVICE}, or mark the field FormField(sensitive=False) if it "
         "holds no secret."
     )
 

@@ -45,7 +45,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*", re.ASCII)
 _NOT_URI_CHARACTER = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]\u00a0-\U0010ffff]")
 _PORT = re.compile(r"[0-9]+", re.ASCII)
-_URI_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%[]"
+_URI_BYTES = (
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?#%[]"
+)
 _IP_FUTURE = re.compile(r"v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+", re.ASCII)
 _SPACE = re.compile(r"\s")
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -238,9 +240,9 @@ def pattern_matcher(pattern: str) -> Callable[[str], bool]:
 
 
 def sendable_text(text: str) -> str:
-    """Return ``text`` as every JSON encoder accepts it: without surrogate code points.
+    r"""Return ``text`` as every JSON encoder accepts it: without surrogate code points.
 
-    A tool argument can hold a lone surrogate (``"\\ud800"``: JSON can spell one, Python
+    A tool argument can hold a lone surrogate (``"\ud800"``: JSON can spell one, Python
     keeps it), and a message or title that quotes it cannot be encoded as UTF-8, which
     fails the whole response. A surrogate pair written as two code points becomes the one
     character it stands for; a lone surrogate becomes U+FFFD, the replacement character.

@@ -102,7 +102,12 @@ HOSTILE = [
     pytest.param(
         Link,
         {"link": "http://h/" + "%4" * (MB // 2)},
-        [("link", "Expected a link like https://example.com, got 'http://h/" + "%4" * 13 + "...'.")],
+        [
+            (
+                "link",
+                "Expected a link like https://example.com, got 'http://h/" + "%4" * 13 + "...'.",
+            )
+        ],
         id="uri-broken-percent-escapes",
     ),
     pytest.param(
@@ -114,7 +119,12 @@ HOSTILE = [
     pytest.param(
         Mail,
         {"email": "a@" + "b." * (MB // 2) + "@"},
-        [("email", "Expected an email address like name@example.com, got 'a@" + "b." * 16 + "b...'.")],
+        [
+            (
+                "email",
+                "Expected an email address like name@example.com, got 'a@" + "b." * 16 + "b...'.",
+            )
+        ],
         id="email-many-labels",
     ),
     pytest.param(
@@ -138,8 +148,13 @@ HOSTILE = [
     pytest.param(
         Tags,
         {"tags": ["option-1", "option-2", "x" * MB]},
-        [("tags", "Every option must be one of 'option-0', 'option-1', 'option-2', 'option-3', "
-          "'option-4', 'option-5', 'option-6', 'option-7', ...; got '" + "x" * 35 + "...'.")],
+        [
+            (
+                "tags",
+                "Every option must be one of 'option-0', 'option-1', 'option-2', 'option-3', "
+                "'option-4', 'option-5', 'option-6', 'option-7', ...; got '" + "x" * 35 + "...'.",
+            )
+        ],
         id="multi-select-long-unknown-option",
     ),
     pytest.param(
@@ -318,13 +333,15 @@ def test_pattern_keeps_search_semantics() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["http://a/\ud800", "\udfff", "a\ud83d\ude00"], ids=["lone-high", "lone-low", "pair"]
+    "text",
+    [
+        pytest.param("http://a/\ud800", id="lone-high"),
+        pytest.param("\udfff", id="lone-low"),
+        pytest.param("a\ud83d\ude00", id="pair"),
+    ],
 )
 def test_surrogates_in_text_are_refused(text: str) -> None:
-    assert errors_of(Link, {"link": text}) == [
-        (
-            "link",
-            "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid "
-            "Unicode.",
-        )
-    ]
+    message = (
+        "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid Unicode."
+    )
+    assert errors_of(Link, {"link": text}) == [("link", message)]

@@ -48,7 +48,7 @@ async def serving(app: ASGIApp) -> AsyncIterator[str]:
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve)
         with anyio.fail_after(TIMEOUT):
-            while not server.started:
+            while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
                 await anyio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
         try:
@@ -113,11 +113,13 @@ async def test_the_server_setting_is_named_on_2025_11_25(
     settings: dict[str, bool], message: str
 ) -> None:
     app = make_server().streamable_http_app(**settings)
-    async with serving(app) as url:
-        async with Client(url, mode="legacy", elicitation_callback=ada) as client:
-            assert client.protocol_version == "2025-11-25"
-            uncaught = await client.call_tool("greet", {})
-            caught = await client.call_tool("greet_or_explain", {})
+    async with (
+        serving(app) as url,
+        Client(url, mode="legacy", elicitation_callback=ada) as client,
+    ):
+        assert client.protocol_version == "2025-11-25"
+        uncaught = await client.call_tool("greet", {})
+        caught = await client.call_tool("greet_or_explain", {})
     assert uncaught.is_error
     assert text_of(uncaught) == f"Error executing tool greet: {message}"
     assert text_of(caught) == f"fallback: {message}"
@@ -134,7 +136,6 @@ async def test_the_server_setting_is_named_on_2025_11_25(
 )
 async def test_forms_work_where_the_transport_allows(mode: str, settings: dict[str, bool]) -> None:
     app = make_server().streamable_http_app(**settings)
-    async with serving(app) as url:
-        async with Client(url, mode=mode, elicitation_callback=ada) as client:
-            result = await client.call_tool("greet", {})
+    async with serving(app) as url, Client(url, mode=mode, elicitation_callback=ada) as client:
+        result = await client.call_tool("greet", {})
     assert text_of(result) == "Hello Ada"

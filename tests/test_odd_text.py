@@ -138,9 +138,7 @@ async def test_a_lone_surrogate_in_an_option_is_refused_with_its_reason(
     mode: str, version: str
 ) -> None:
     seen: list[Any] = []
-    async with Client(
-        make_server(), mode=mode, elicitation_callback=recording({}, seen)
-    ) as client:
+    async with Client(make_server(), mode=mode, elicitation_callback=recording({}, seen)) as client:
         result = await client.call_tool("choose", {"item": f"a{LONE}"})
     assert result.is_error
     assert text_of(result) == (

@@ -22,9 +22,9 @@ import decimal
 import enum
 import functools
 import itertools
-import string
 import math
 import re
+import string
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 

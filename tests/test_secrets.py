@@ -11,13 +11,13 @@ import pytest
 from elicitkit import FormDefinitionError, FormField, requested_schema
 from tests.forms import one_field_form
 
-SECRET_FIX = (
+URL_MODE_ADVICE = (
     "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment card "
     "data) in form mode. Collect it on a page you control, opened with URL-mode elicitation "
     "(the SDK's ctx.elicit_url() today)"
 )
 URL_MODE_HINT = (
-    f", and {SECRET_FIX}, or mark the field FormField(sensitive=False) if it holds no secret."
+    f", and {URL_MODE_ADVICE}, or mark the field FormField(sensitive=False) if it holds no secret."
 )
 
 
@@ -146,7 +146,7 @@ def test_secret_types_are_refused_whatever_the_name(secret_type: Any) -> None:
         requested_schema(form)
     assert str(caught.value) == (
         f"Cannot build a form field for 'pin' of Form: {secret_type.__name__} holds a secret, and "
-        f"{SECRET_FIX}."
+        f"{URL_MODE_ADVICE}."
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from types import new_class
 from typing import Any, Literal, cast
 
 import mcp_types as types
@@ -221,7 +222,7 @@ class _Channel:
                 data={"requiredCapabilities": {"elicitation": {"form": {}}}},
             )
             return error
-        error.__class__ = _as_tool_error(type(error))
+        _become_tool_error(error)
         return error
 
 
@@ -247,7 +248,7 @@ def _no_back_channel(client_params: object, protocol: str) -> str:
     ``json_response=True`` the connection did see it, but a request is answered with one
     JSON reply, leaving no stream to send a question on.
     """
-    setting = "json_response=True" if client_params is not None else "stateless_http=True"
+    setting = "json_response" if client_params is not None else "stateless_http"
     why = (
         "answers each request with a single JSON reply"
         if client_params is not None
@@ -255,19 +256,22 @@ def _no_back_channel(client_params: object, protocol: str) -> str:
     )
     return (
         f"The server cannot ask the user anything during this call: it serves streamable HTTP "
-        f"with {setting}, which {why}, so on MCP {protocol} no question can reach the client "
-        f"mid-call. Serve it with {setting.split('=')[0]}=False; clients on MCP 2026-07-28 are "
-        "asked either way."
+        f"with {setting}=True, which {why}, so on MCP {protocol} no question can reach the "
+        f"client mid-call. Serve it with {setting}=False; clients on MCP 2026-07-28 are asked "
+        "either way."
     )
 
 
-_ToolErrorKind = type[ElicitError] | type[FormDefinitionError]
-_TOOL_ERRORS: dict[_ToolErrorKind, _ToolErrorKind] = {}
+_TOOL_ERRORS: dict[type[Exception], type[Exception]] = {}
 
 
-def _as_tool_error(kind: _ToolErrorKind) -> _ToolErrorKind:
+def _become_tool_error(error: Exception) -> None:
+    kind = type(error)
     if issubclass(kind, ToolError):
-        return kind
+        return
     if kind not in _TOOL_ERRORS:
-        _TOOL_ERRORS[kind] = type(kind.__name__, (kind, ToolError), {"__module__": kind.__module__})
-    return _TOOL_ERRORS[kind]
+        module = {"__module__": kind.__module__}
+        _TOOL_ERRORS[kind] = new_class(
+            kind.__name__, (kind, ToolError), {}, lambda ns: ns.update(module)
+        )
+    error.__class__ = _TOOL_ERRORS[kind]
