@@ -7,6 +7,7 @@ into your type, with every problem reported per field.
 
 from elicitkit._asker import ask
 from elicitkit._errors import (
+    ClientDisconnected,
     ElicitationCancelled,
     ElicitationDeclined,
     ElicitationFailed,
@@ -26,6 +27,7 @@ __all__ = [
     "LATEST_PROTOCOL",
     "PROTOCOL_VERSIONS",
     "Action",
+    "ClientDisconnected",
     "ElicitError",
     "ElicitResultTyped",
     "ElicitationCancelled",
