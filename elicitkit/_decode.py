@@ -242,7 +242,8 @@ def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list
         and field.convert is None
     ):
         low, high = field.min_length, field.max_length
-        test = f"{value}.__class__ is not str or has_surrogate({value})"
+        # isascii() is a flag check in CPython: the call is made only for non-ASCII text.
+        test = f"{value}.__class__ is not str or not {value}.isascii() and has_surrogate({value})"
         if low is not None and high is not None:
             test += f" or not {low} <= len({value}) <= {high}"
         elif low is not None:

@@ -83,9 +83,9 @@ def compiled_form(tp: Any) -> CompiledForm:
     return compiled
 
 
-def _inspect(tp: Any) -> FormSpec:
+def _inspect(tp: Any, message: str | None = None) -> FormSpec:
     try:
-        return inspect_form(tp)
+        return inspect_form(tp, message=message)
     except FormDefinitionError as error:
         raise _in_tool(error) from None
 
@@ -263,8 +263,8 @@ def form(tp: Any = None, /, *, message: str | None = None) -> Any:
     """
 
     def decorate(cls: type[T]) -> type[T]:
-        spec = inspect_form(cls, message=message)
-        render_schema(spec, LATEST_PROTOCOL)  # fails here for what no version can render
+        spec = _inspect(cls, message=message)
+        _render(spec, LATEST_PROTOCOL)  # fails here for what no version can render
         compiled = CompiledForm(spec, decoders={LATEST_PROTOCOL: build_decoder(spec)})
         _others.pop(cls, None)  # a class that refused the attribute may be cached there
         _store(cls, compiled)
