@@ -46,11 +46,13 @@ class CompiledForm:
     """Everything elicitkit makes from one form type, made once and looked up after.
 
     Attributes:
+        tp: The form type (told apart from a subclass that inherits the attribute).
         spec: The form's description.
         schemas: The wire schema per (protocol version, legacy_enum_names).
         decoders: The decoder per protocol version.
     """
 
+    tp: Any
     spec: FormSpec
     schemas: dict[tuple[str, bool], dict[str, Any]] = field(
         default_factory=dict[tuple[str, bool], dict[str, Any]]
@@ -71,14 +73,14 @@ def compiled_form(tp: Any) -> CompiledForm:
     """
     # getattr, then an identity check: a subclass must not use its base class's form.
     compiled: CompiledForm | None = getattr(tp, _ATTRIBUTE, None) if isinstance(tp, type) else None
-    if compiled is not None and compiled.spec.tp is tp:
+    if compiled is not None and compiled.tp is tp:
         return compiled
     try:
         compiled = _others[tp]
     except KeyError:
-        return _store(tp, CompiledForm(_inspect(tp)))
+        return _store(tp, CompiledForm(tp, _inspect(tp)))
     except TypeError:  # an unhashable annotation: compile it every time
-        return CompiledForm(_inspect(tp))
+        return CompiledForm(tp, _inspect(tp))
     _others.move_to_end(tp)
     return compiled
 
@@ -169,7 +171,10 @@ def requested_schema(
         FormDefinitionError: The form cannot be expressed, or not on this version.
         ValueError: ``protocol`` is not a version with elicitation.
     """
-    compiled = compiled_form(tp)
+    # The class attribute looked up inline (compiled_form does the same): this is a hot path.
+    compiled = getattr(tp, _ATTRIBUTE, None) if isinstance(tp, type) else None
+    if compiled is None or compiled.tp is not tp:
+        compiled = compiled_form(tp)
     try:
         return compiled.schemas[protocol, legacy_enum_names]
     except KeyError:
@@ -203,7 +208,9 @@ def parse_content(tp: Any, content: object, *, protocol: str = LATEST_PROTOCOL) 
         FormDefinitionError: The form cannot be expressed, or not on this version.
         ValueError: ``protocol`` is not a version with elicitation.
     """
-    compiled = compiled_form(tp)
+    compiled = getattr(tp, _ATTRIBUTE, None) if isinstance(tp, type) else None
+    if compiled is None or compiled.tp is not tp:
+        compiled = compiled_form(tp)
     decoder = compiled.decoders.get(protocol)
     if decoder is None:
         decoder = _compile_decoder(compiled, protocol)
@@ -265,7 +272,7 @@ def form(tp: Any = None, /, *, message: str | None = None) -> Any:
     def decorate(cls: type[T]) -> type[T]:
         spec = _inspect(cls, message=message)
         _render(spec, LATEST_PROTOCOL)  # fails here for what no version can render
-        compiled = CompiledForm(spec, decoders={LATEST_PROTOCOL: build_decoder(spec)})
+        compiled = CompiledForm(cls, spec, decoders={LATEST_PROTOCOL: build_decoder(spec)})
         _others.pop(cls, None)  # a class that refused the attribute may be cached there
         _store(cls, compiled)
         return cls
