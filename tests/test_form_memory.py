@@ -8,16 +8,26 @@ import gc
 import weakref
 from typing import Annotated, Any, Literal, TypedDict
 
+import mcp_types as types
 import msgspec
 import pydantic
 import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
 
 import elicitkit._forms
 import elicitkit._render
-from elicitkit import FormField, form, parse_content, requested_schema
+from elicitkit import FormField, ask, form, install, parse_content, requested_schema
 from elicitkit._forms import compiled_form
 
 COUNT = 10_000
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
 FEWER = 1_000  # for the shapes whose classes are slow to build; the mechanism is the same
 
 
@@ -114,3 +124,38 @@ def test_a_class_keeps_its_own_compiled_form_and_a_subclass_gets_its_own() -> No
 def test_builtin_types_share_the_bounded_cache() -> None:
     assert compiled_form(int) is compiled_form(int)
     assert int in elicitkit._forms._others
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("mode", "version"),
+    [
+        pytest.param("legacy", "2025-11-25", id="2025-11-25"),
+        pytest.param("auto", "2026-07-28", id="2026-07-28"),
+    ],
+)
+async def test_forms_built_per_call_are_collected_after_real_calls(mode: str, version: str) -> None:
+    server = install(MCPServer("per-call"))
+    refs: list[weakref.ref[type]] = []
+
+    @server.tool()
+    async def book(number: int) -> str:
+        # A new class on every run, the same question: on 2026-07-28 the retry's run asks
+        # the identical form and gets the answer.
+        form_type = _per_call_dataclass(number)
+        refs.append(weakref.ref(form_type))
+        answer = await ask(form_type, f"Which slot for item {number}?")
+        return str(answer.action)
+
+    async def accept_first_slot(context: Any, params: Any) -> types.ElicitResult:
+        slot = params.requested_schema["properties"]["slot"]["enum"][0]
+        return types.ElicitResult(action="accept", content={"slot": slot})
+
+    async with Client(server, mode=mode, elicitation_callback=accept_first_slot) as client:
+        assert client.protocol_version == version
+        for number in range(200):
+            result = await client.call_tool("book", {"number": number})
+            assert result.content == [types.TextContent(type="text", text="accept")]
+    gc.collect()
+    assert refs
+    assert sum(ref() is not None for ref in refs) == 0
