@@ -236,3 +236,22 @@ async def test_form_definition_errors_can_still_be_caught(mode: str, version: st
     async with Client(make_broken_server(), mode=mode) as client:
         result = await client.call_tool("caught", {})
     assert text_of(result) == "caught: FormDefinitionError"
+
+
+@pytest.mark.anyio
+async def test_a_huge_client_error_message_is_cut_short() -> None:
+    server = install(MCPServer("refusing"))
+
+    @server.tool()
+    async def greet() -> str:
+        return (await ask(Name, "Who?")).unwrap().name
+
+    async def refusing(context: Any, params: Any) -> types.ErrorData:
+        return types.ErrorData(code=-32001, message="x" * 1_000_000 + "\ud800")
+
+    async with Client(server, mode="legacy", elicitation_callback=refusing) as client:
+        result = await client.call_tool("greet", {})
+    assert text_of(result) == (
+        "Error executing tool greet: The client answered the form with an error instead of an "
+        "answer: " + "x" * 297 + "... (code -32001)."
+    )

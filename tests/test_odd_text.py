@@ -168,3 +168,28 @@ async def test_other_odd_code_points_travel_unchanged(mode: str, version: str, o
     assert text_of(result) == f"accept:Name(name={f'A{odd}'!r})"
     assert seen[0].message == f"Who gets x{odd}?"
     encodable(seen[0])
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_lone_surrogate_under_an_unknown_key_is_carried_safely(
+    mode: str, version: str
+) -> None:
+    # On 2026-07-28 the first answer travels on in the sealed requestState while the second
+    # question is asked; the unknown key is ignored by decoding but still carried.
+    server = install(MCPServer("carried"))
+
+    @server.tool()
+    async def two_questions() -> str:
+        first = await ask(Name, "First?")
+        second = await ask(bool, "Sure?")
+        return f"{first.content}:{second.content}"
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if params.message == "First?":
+            return types.ElicitResult(action="accept", content={"name": "Ada", "x": LONE})
+        return types.ElicitResult(action="accept", content={"value": True})
+
+    async with Client(server, mode=mode, elicitation_callback=callback) as client:
+        assert client.protocol_version == version
+        result = await client.call_tool("two_questions", {})
+    assert text_of(result) == "Name(name='Ada'):True"

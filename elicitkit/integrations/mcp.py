@@ -187,7 +187,7 @@ class _Channel:
             raise self.surface(
                 ElicitationFailed(
                     f"The client answered the form with an error instead of an answer: "
-                    f"{sendable_text(error.message)} (code {error.code})."
+                    f"{_client_text(error.message)} (code {error.code})."
                 )
             ) from None
         except ValidationError as error:  # the SDK checks the result's shape
@@ -231,6 +231,15 @@ class _MissingCapability(ElicitationUnsupported, MCPError):
 
     def __str__(self) -> str:
         return self.error.message
+
+
+_MAX_CLIENT_TEXT = 300  # characters of a client's error message passed on to the model
+
+
+def _client_text(text: str) -> str:
+    """A client's own words, sendable and of bounded length (a client may send a megabyte)."""
+    text = sendable_text(text[: _MAX_CLIENT_TEXT + 1])
+    return text if len(text) <= _MAX_CLIENT_TEXT else text[: _MAX_CLIENT_TEXT - 3] + "..."
 
 
 _DISCONNECTED = (
