@@ -1,26 +1,30 @@
-"""ask() over streamable HTTP: examples/http_server.py under a real uvicorn on 127.0.0.1.
+"""ask() over streamable HTTP: a real uvicorn on 127.0.0.1 and the official SDK client.
 
-The server runs as a subprocess, exactly as a user starts it; the client is the official SDK
-client connecting to its URL.
+examples/http_server.py runs as a subprocess, exactly as a user starts it; the table of
+settings in docs/http.md is checked with the same tool served in-process, one uvicorn per
+combination of `stateless_http` and `json_response`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
+import uvicorn
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from starlette.applications import Starlette
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
 SLOT = {"day": "2026-12-24", "window": "evening", "leave_at_door": True}
@@ -181,3 +185,54 @@ async def test_two_workers_with_a_shared_key_continue_each_others_calls() -> Non
 async def test_two_workers_with_their_own_keys_refuse_each_others_state() -> None:
     with http_server("--stateless") as one, http_server("--stateless") as two:
         assert await _round_one_then_retry_elsewhere(one, two) == "refused with -32602"
+
+
+def _load_example_server() -> Any:
+    import importlib.util  # noqa: PLC0415  (examples/ is not a package)
+
+    spec = importlib.util.spec_from_file_location("http_server_example", EXAMPLE)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve postponed annotations through it
+    spec.loader.exec_module(module)
+    return module.make_server()
+
+
+@asynccontextmanager
+async def serving(app: Starlette) -> AsyncIterator[str]:
+    """Serve an ASGI app with uvicorn on a free loopback port; yield its MCP URL."""
+    port = _free_port()
+    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    task = asyncio.create_task(web.serve())
+    try:
+        while not web.started:
+            assert not task.done(), "uvicorn stopped before it started"
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        web.should_exit = True
+        await task
+
+
+@pytest.mark.parametrize(
+    ("stateless_http", "json_response"),
+    [(False, False), (True, False), (False, True), (True, True)],
+    ids=["sessions-sse", "stateless-sse", "sessions-json", "stateless-json"],
+)
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+async def test_the_settings_table(
+    stateless_http: bool, json_response: bool, mode: str, version: str
+) -> None:
+    server = _load_example_server()
+    app = server.streamable_http_app(stateless_http=stateless_http, json_response=json_response)
+    user = User()
+    async with serving(app) as url:
+        negotiated, result = await _schedule(url, mode, user)
+    assert negotiated == version
+    if version == "2026-07-28" or not (stateless_http or json_response):
+        assert result.content[0].text == DONE  # type: ignore[union-attr]
+        assert len(user.forms) == 1
+    else:  # no way to send elicitation/create mid-call: an error result, no form, no hang
+        assert result.is_error
+        assert user.forms == []
