@@ -54,7 +54,7 @@ def make_server() -> MCPServer:
 
 def main() -> None:
     """Serve on 127.0.0.1 until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Serve the delivery tool over streamable HTTP.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
