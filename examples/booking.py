@@ -11,6 +11,7 @@ terrace, and the user sees that as a field error, not a crash.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -55,4 +56,10 @@ async def book_table(restaurant: str) -> str:
 
 
 if __name__ == "__main__":
+    if sys.stdin.isatty():  # started by hand: stdio is for a client, so say how to connect one
+        print(
+            "This MCP server talks over stdin/stdout. Let a client start it: in an MCP client "
+            f"that can show forms, add the command: {sys.executable} {' '.join(sys.argv)}",
+            file=sys.stderr,
+        )
     server.run("stdio")

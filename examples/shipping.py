@@ -10,6 +10,7 @@ protocol era: mid-call on 2025-06-18 and 2025-11-25, by replay on 2026-07-28.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated
@@ -64,4 +65,10 @@ async def ship(item: str) -> str:
 
 
 if __name__ == "__main__":
+    if sys.stdin.isatty():  # started by hand: stdio is for a client, so say how to connect one
+        print(
+            "This MCP server talks over stdin/stdout. Let a client start it: in an MCP client "
+            f"that can show forms, add the command: {sys.executable} {' '.join(sys.argv)}",
+            file=sys.stderr,
+        )
     server.run("stdio")

@@ -1,33 +1,74 @@
-"""Every ```py block in the README and docs/ runs, as a reader would copy it."""
+"""Every ```py block in the README and docs/ runs, as a reader would copy it.
+
+A ```py block may be followed by a ```text title="Output" block: then what the block prints
+must be exactly that text. A block that prints must show its output, so no printed claim in
+the docs goes unchecked. Blocks are counted from their fence lines too, so a block the
+pattern fails to pick up (an indented one, a fence with a typo in its closing) fails a test
+instead of silently dropping out.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import runpy
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCK = re.compile(r"^```py\n(.*?)^```", re.MULTILINE | re.DOTALL)
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# A ```py block, then optionally (after blank lines only) its expected output.
+BLOCK = re.compile(
+    r'^```py\n(?P<source>.*?)^```\n(?:\s*^```text title="Output"\n(?P<output>.*?)^```$)?',
+    re.MULTILINE | re.DOTALL,
+)
+# Any line that opens a Python-to-run block, at any indent: the count the pattern must reach.
+PY_FENCE = re.compile(r"^\s*```py\s*$", re.MULTILINE)
 
 
-def _blocks() -> list[object]:
-    blocks = []
-    for path in DOCS:
-        for number, match in enumerate(BLOCK.finditer(path.read_text()), start=1):
-            blocks.append(pytest.param(match.group(1), id=f"{path.name}#{number}"))
-    return blocks
+@dataclass(frozen=True)
+class Example:
+    source: str
+    output: str | None
+
+
+def _examples(path: Path) -> list[Example]:
+    return [
+        Example(match.group("source"), match.group("output"))
+        for match in BLOCK.finditer(path.read_text())
+    ]
+
+
+def _params() -> list[object]:
+    return [
+        pytest.param(example, id=f"{path.relative_to(ROOT)}#{number}")
+        for path in DOCS
+        for number, example in enumerate(_examples(path), start=1)
+    ]
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_py_fence_is_collected(path: Path) -> None:
+    assert len(_examples(path)) == len(PY_FENCE.findall(path.read_text()))
 
 
 def test_there_are_examples() -> None:
-    assert len(_blocks()) >= 2
+    # A floor, not a tally: other pages add blocks; losing many at once means the glob broke.
+    assert len(_params()) >= 14
 
 
-@pytest.mark.parametrize("source", _blocks())
-def test_example_runs(source: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("example", _params())
+def test_example_runs(example: Example, tmp_path: Path) -> None:
     # Run as a module file, as a reader would: dataclasses and annotations need a real module.
     script = tmp_path / "example.py"
-    script.write_text(source)
-    runpy.run_path(str(script), run_name="__main__")
+    script.write_text(example.source)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        runpy.run_path(str(script), run_name="__main__")
+    if example.output is None:
+        assert printed.getvalue() == "", "this block prints: show its output in a text block"
+    else:
+        assert printed.getvalue() == example.output

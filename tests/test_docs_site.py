@@ -1,0 +1,92 @@
+"""The docs site stays whole: every page in the nav, every public name in the API reference,
+and the type-mapping page's field table equal to what the code emits.
+
+``mkdocs build --strict`` (run by .ci/run) catches broken links and nav entries that point
+nowhere; these tests catch what it does not: pages left out of the nav, public names left
+out of the reference, and a table that drifted from the code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+from pydantic import AnyUrl, EmailStr, HttpUrl
+
+import elicitkit
+from elicitkit import PROTOCOL_VERSIONS, Email, Uri, requested_schema
+
+ROOT = Path(__file__).parents[1]
+DOCS = ROOT / "docs"
+NAV_ENTRY = re.compile(r"^\s*- [^:\n]+: (\S+\.md)\s*$", re.MULTILINE)
+
+
+def test_every_page_is_in_the_nav() -> None:
+    nav = NAV_ENTRY.findall((ROOT / "mkdocs.yml").read_text())
+    pages = sorted(str(page.relative_to(DOCS)) for page in DOCS.rglob("*.md"))
+    assert sorted(nav) == pages
+
+
+def test_the_api_reference_lists_every_public_name() -> None:
+    listed = re.findall(r"^::: elicitkit\.(\w+)$", (DOCS / "api.md").read_text(), re.MULTILINE)
+    assert sorted(listed) == sorted(elicitkit.__all__)
+
+
+def test_the_changelog_page_includes_the_changelog() -> None:
+    assert (DOCS / "changelog.md").read_text() == '--8<-- "CHANGELOG.md"\n'
+
+
+# The names the Python column of the field-type table may use.
+TABLE_NAMES: dict[str, Any] = {
+    "Annotated": Annotated,
+    "AnyUrl": AnyUrl,
+    "Decimal": Decimal,
+    "Email": Email,
+    "EmailStr": EmailStr,
+    "HttpUrl": HttpUrl,
+    "Uri": Uri,
+    "bool": bool,
+    "date": date,
+    "datetime": datetime,
+    "float": float,
+    "int": int,
+    "str": str,
+}
+
+
+def _field_type_rows() -> list[tuple[str, dict[str, Any]]]:
+    """(Python annotation, JSON the row promises) for each row whose wire cell is JSON."""
+    page = (DOCS / "type-mapping.md").read_text()
+    section = page.split("## Field types\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if len(cells) != 3 or not cells[1].startswith("`"):
+            continue  # not a row, or a wire cell in words (choices), shown by the page's examples
+        fragment = cells[1].strip("`")
+        promised = json.loads(fragment if fragment.startswith("{") else "{" + fragment + "}")
+        names = re.findall(r"`([^`]+)`", cells[0])
+        rows.extend((name, promised) for name in names if name in TABLE_NAMES or "[" in name)
+    return rows
+
+
+def test_the_field_type_table_is_read_whole() -> None:
+    # Twelve annotations over ten rows: a reformatted table must not silently check less.
+    assert len(_field_type_rows()) == 12
+
+
+@pytest.mark.parametrize("protocol", PROTOCOL_VERSIONS)
+@pytest.mark.parametrize(
+    ("annotation", "promised"), _field_type_rows(), ids=[row[0] for row in _field_type_rows()]
+)
+def test_the_field_type_table_matches_the_code(
+    annotation: str, promised: dict[str, Any], protocol: str
+) -> None:
+    field_type = eval(annotation, dict(TABLE_NAMES))  # noqa: S307  (our own docs, fixed names)
+    emitted = requested_schema(field_type, protocol=protocol)["properties"]["value"]
+    assert {key: emitted.get(key) for key in promised} == promised

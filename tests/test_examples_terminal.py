@@ -1,0 +1,66 @@
+"""Examples started by hand say how to connect; started by a client, they stay silent."""
+
+from __future__ import annotations
+
+import os
+import pty
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+STDIO_EXAMPLES = ["shipping.py", "booking.py"]
+
+
+def _first_stderr_line(command: list[str], *, terminal: bool) -> str:
+    parent, child = pty.openpty()
+    process = subprocess.Popen(
+        command,
+        stdin=child if terminal else subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    os.close(child)
+    try:
+        if not terminal:
+            assert process.stdin is not None
+            process.stdin.close()  # a client that hangs up at once: the server exits
+            process.wait(timeout=20)
+        assert process.stderr is not None
+        return process.stderr.readline().decode()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        os.close(parent)
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+@pytest.mark.parametrize("example", STDIO_EXAMPLES)
+def test_a_stdio_example_at_a_terminal_says_how_to_connect(example: str) -> None:
+    script = str(EXAMPLES / example)
+    line = _first_stderr_line([sys.executable, script], terminal=True)
+    assert line == (
+        "This MCP server talks over stdin/stdout. Let a client start it: in an MCP client that "
+        f"can show forms, add the command: {sys.executable} {script}\n"
+    )
+
+
+@pytest.mark.parametrize("example", STDIO_EXAMPLES)
+def test_a_stdio_example_started_by_a_client_prints_nothing(example: str) -> None:
+    assert _first_stderr_line([sys.executable, str(EXAMPLES / example)], terminal=False) == ""
+
+
+def test_the_http_example_says_where_it_listens() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, str(EXAMPLES / "http_server.py"), "--port", str(port)]
+    line = _first_stderr_line([*command, "--stateless"], terminal=True)
+    assert line == (
+        f"MCP server over streamable HTTP at http://127.0.0.1:{port}/mcp (forms work on "
+        "2026-07-28 only). Point an MCP client that can show forms at that URL; Ctrl-C stops.\n"
+    )

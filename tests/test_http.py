@@ -1,0 +1,238 @@
+"""ask() over streamable HTTP: a real uvicorn on 127.0.0.1 and the official SDK client.
+
+examples/http_server.py runs as a subprocess, exactly as a user starts it; the table of
+settings in docs/http.md is checked with the same tool served in-process, one uvicorn per
+combination of `stateless_http` and `json_response`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from starlette.applications import Starlette
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
+SLOT = {"day": "2026-12-24", "window": "evening", "leave_at_door": True}
+DONE = "Delivering A-17 on 2026-12-24 in the evening, left at the door."
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def http_server(*flags: str, key: str | None = None) -> Iterator[str]:
+    """Start examples/http_server.py on a free loopback port; yield its URL; stop it."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "MCP_REQUEST_STATE_KEY"}
+    if key is not None:
+        env["MCP_REQUEST_STATE_KEY"] = key
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLE), "--port", str(port), *flags],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    assert process.stderr is not None
+                    pytest.fail(f"the server did not start: {process.stderr.read().decode()}")
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def stateful_url() -> Iterator[str]:
+    with http_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def stateless_url() -> Iterator[str]:
+    with http_server("--stateless") as url:
+        yield url
+
+
+class User:
+    """Plays the person in front of the client: answers with SLOT and remembers the form."""
+
+    def __init__(self) -> None:
+        self.forms: list[dict[str, Any]] = []
+
+    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.forms.append(params.model_dump(by_alias=True, exclude_none=True))
+        return types.ElicitResult(action="accept", content=SLOT)
+
+
+async def _schedule(url: str, mode: str, user: User) -> tuple[str, types.CallToolResult]:
+    async with Client(url, mode=mode, elicitation_callback=user) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("schedule_delivery", {"order": "A-17"})
+        return client.protocol_version, result
+
+
+@pytest.mark.parametrize(
+    ("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")], ids=["2025", "2026"]
+)
+async def test_sessions_with_sse_ask_on_every_era(
+    stateful_url: str, mode: str, version: str
+) -> None:
+    user = User()
+    negotiated, result = await _schedule(stateful_url, mode, user)
+    assert negotiated == version
+    assert not result.is_error
+    assert result.content[0].text == DONE  # type: ignore[union-attr]
+    assert len(user.forms) == 1
+    assert user.forms[0]["message"] == "When should we deliver?"
+    assert user.forms[0]["requestedSchema"]["properties"]["day"] == {
+        "type": "string",
+        "title": "Day",
+        "format": "date",
+    }
+
+
+async def test_stateless_json_replays_on_2026(stateless_url: str) -> None:
+    user = User()
+    negotiated, result = await _schedule(stateless_url, "auto", user)
+    assert negotiated == "2026-07-28"
+    assert result.content[0].text == DONE  # type: ignore[union-attr]
+    assert len(user.forms) == 1
+
+
+async def test_stateless_json_cannot_ask_mid_call_on_2025(stateless_url: str) -> None:
+    # No session and no SSE stream: the server has no way to send elicitation/create. The call
+    # must end with an error result (its wording is the hardening issue's), never hang, and
+    # the client must never be shown a form.
+    user = User()
+    negotiated, result = await _schedule(stateless_url, "legacy", user)
+    assert negotiated == "2025-11-25"
+    assert result.is_error
+    assert user.forms == []
+
+
+async def _round_one_then_retry_elsewhere(first: str, second: str) -> str:
+    user = User()
+    async with (
+        Client(first, elicitation_callback=user) as client_a,
+        Client(second, elicitation_callback=user) as client_b,
+    ):
+        arguments = {"order": "A-17"}
+        asked = await client_a.session.call_tool(
+            "schedule_delivery", arguments, allow_input_required=True
+        )
+        assert isinstance(asked, types.InputRequiredResult)
+        (key,) = asked.input_requests or {}
+        answer = types.ElicitResult(action="accept", content=SLOT)
+        try:
+            done = await client_b.session.call_tool(
+                "schedule_delivery",
+                arguments,
+                input_responses={key: answer},
+                request_state=asked.request_state,
+                allow_input_required=True,
+            )
+        except MCPError as error:
+            return f"refused with {error.error.code}"
+        assert isinstance(done, types.CallToolResult)
+        return done.content[0].text  # type: ignore[union-attr]
+
+
+async def test_two_workers_with_a_shared_key_continue_each_others_calls() -> None:
+    key = secrets.token_hex(32)
+    with http_server("--stateless", key=key) as one, http_server("--stateless", key=key) as two:
+        assert await _round_one_then_retry_elsewhere(one, two) == DONE
+
+
+async def test_two_workers_with_their_own_keys_refuse_each_others_state() -> None:
+    with http_server("--stateless") as one, http_server("--stateless") as two:
+        assert await _round_one_then_retry_elsewhere(one, two) == "refused with -32602"
+
+
+def _load_example_server() -> Any:
+    import importlib.util  # noqa: PLC0415  (examples/ is not a package)
+
+    spec = importlib.util.spec_from_file_location("http_server_example", EXAMPLE)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve postponed annotations through it
+    spec.loader.exec_module(module)
+    return module.make_server()
+
+
+@asynccontextmanager
+async def serving(app: Starlette) -> AsyncIterator[str]:
+    """Serve an ASGI app with uvicorn on a free loopback port; yield its MCP URL."""
+    port = _free_port()
+    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    task = asyncio.create_task(web.serve())
+    try:
+        while not web.started:
+            assert not task.done(), "uvicorn stopped before it started"
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        web.should_exit = True
+        await task
+
+
+@pytest.mark.parametrize(
+    ("stateless_http", "json_response"),
+    [(False, False), (True, False), (False, True), (True, True)],
+    ids=["sessions-sse", "stateless-sse", "sessions-json", "stateless-json"],
+)
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+async def test_the_settings_table(
+    stateless_http: bool, json_response: bool, mode: str, version: str
+) -> None:
+    server = _load_example_server()
+    app = server.streamable_http_app(stateless_http=stateless_http, json_response=json_response)
+    user = User()
+    async with serving(app) as url:
+        negotiated, result = await _schedule(url, mode, user)
+    assert negotiated == version
+    if version == "2026-07-28" or not (stateless_http or json_response):
+        assert result.content[0].text == DONE  # type: ignore[union-attr]
+        assert len(user.forms) == 1
+    else:  # no way to send elicitation/create mid-call: an error result, no form, no hang
+        assert result.is_error
+        assert user.forms == []

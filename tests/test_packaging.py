@@ -1,0 +1,94 @@
+"""The install story is true: the project builds a wheel and an sdist, and the wheel installs
+into a fresh virtual environment and works there.
+
+Offline and fast: the build runs without isolation (the build backend is a dev dependency),
+the wheel is installed with ``--no-deps --no-index``, and the fresh environment borrows the
+dependencies of the test environment through a path entry (not the test environment's own,
+editable elicitkit: a ``.pth`` line adds a directory without running the ``.pth`` files in it).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+VERSION = "0.1.0"
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    # Without --sdist/--wheel, build makes the sdist and then the wheel *from the sdist*, so
+    # the wheel also proves the sdist is complete.
+    subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def test_the_wheel_holds_the_package_and_its_marker_and_no_tests(dist: Path) -> None:
+    with zipfile.ZipFile(dist / f"elicitkit-{VERSION}-py3-none-any.whl") as wheel:
+        names = set(wheel.namelist())
+    sources = {
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "elicitkit").rglob("*")
+        if path.is_file() and path.suffix in {".py", ".typed"}
+    }
+    packaged = {name for name in names if not name.startswith(f"elicitkit-{VERSION}.dist-info/")}
+    assert "elicitkit/py.typed" in packaged
+    assert packaged == sources
+
+
+def test_the_sdist_holds_what_the_tests_and_docs_need(dist: Path) -> None:
+    with tarfile.open(dist / f"elicitkit-{VERSION}.tar.gz") as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for needed in [
+        "pyproject.toml",
+        "README.md",
+        "CHANGELOG.md",
+        "mkdocs.yml",
+        "elicitkit/py.typed",
+        "tests/test_packaging.py",
+        "docs/getting-started.md",
+        "examples/http_server.py",
+    ]:
+        assert needed in names, needed
+
+
+def test_the_wheel_installs_into_a_fresh_venv_and_imports(dist: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    wheel = dist / f"elicitkit-{VERSION}-py3-none-any.whl"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+         "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(site) / "borrowed_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    probe = (
+        "import elicitkit, pathlib, sys; "
+        "print(pathlib.Path(elicitkit.__file__).is_relative_to(sys.prefix)); "
+        "print((pathlib.Path(elicitkit.__file__).parent / 'py.typed').is_file()); "
+        "print(elicitkit.requested_schema(bool)['properties'])"
+    )
+    shown = subprocess.run(
+        [str(python), "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path
+    ).stdout
+    assert shown == "True\nTrue\n{'value': {'type': 'boolean', 'title': 'Confirm'}}\n"
