@@ -175,10 +175,10 @@ class Replay:
         limits = self.limits
         if rounds > limits.max_rounds:
             raise TooManyRounds(
-                f"This call asked its {limits.max_rounds + 1}th round of questions, over "
-                f"elicitkit's limit of {limits.max_rounds} rounds per call, so it stops here "
-                "instead of asking forever. Ask fewer questions per call, batch them with "
-                "ask_all(), or raise ReplayLimits(max_rounds=...) in install()."
+                f"This call would ask round {rounds} of questions, over elicitkit's limit of "
+                f"{limits.max_rounds} rounds per call, so it stops here instead of asking "
+                "forever. Ask fewer questions per call, batch them with ask_all(), or raise "
+                "ReplayLimits(max_rounds=...) in install()."
             )
         if self.dialogue is None:
             self.dialogue = secrets.token_urlsafe(16)
