@@ -74,7 +74,15 @@ async def ask(
         StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
         ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
     """
-    (result,) = await _ask_round(((tp, message, key),))
+    run = _current_run()
+    tp, spec, version, question = _prepare(run, tp, message, key)
+    channel, replay = run.channel, run.replay
+    if replay is None:  # handshake eras: ask mid-call
+        raw = await channel.send(question.params)
+        return _typed_result(tp, spec, raw, version, channel)
+    result = _replayed(replay, tp, spec=spec, version=version, question=question, channel=channel)
+    if result is None:
+        raise _need_input(replay, (question,), channel)
     return result
 
 
@@ -148,38 +156,48 @@ async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
 async def _ask_round(
     questions: Sequence[tuple[Any, str | None, str | None]],
 ) -> tuple[ElicitResultTyped[Any], ...]:
-    try:
-        run = current_run.get()
-    except LookupError:
-        raise ElicitError(OUTSIDE_A_TOOL) from None
-    channel = run.channel
-    if run.refusal is not None:
-        raise channel.surface(ElicitError(run.refusal))
+    run = _current_run()
     prepared = [_prepare(run, tp, message, key) for tp, message, key in questions]
-    replay = run.replay
+    channel, replay = run.channel, run.replay
     if replay is None:  # handshake eras: one request per question, in order
         results: list[ElicitResultTyped[Any]] = []
         for tp, spec, version, question in prepared:
             raw = await channel.send(question.params)
             results.append(_typed_result(tp, spec, raw, version, channel))
         return tuple(results)
-    answered: list[ElicitResultTyped[Any] | None] = []
+    answered: list[ElicitResultTyped[Any]] = []
+    unanswered: list[WireQuestion] = []
     for tp, spec, version, question in prepared:
-        answered.append(
-            _replayed(replay, tp, spec=spec, version=version, question=question, channel=channel)
+        result = _replayed(
+            replay, tp, spec=spec, version=version, question=question, channel=channel
         )
-    unanswered = tuple(
-        question
-        for (_, _, _, question), result in zip(prepared, answered, strict=True)
-        if result is None
-    )
+        if result is None:
+            unanswered.append(question)
+        else:
+            answered.append(result)
     if unanswered:
-        try:
-            state = replay.next_state(unanswered)
-        except ElicitError as error:
-            raise channel.surface(error) from None
-        raise NeedInput(tuple(unanswered), state)
-    return tuple(result for result in answered if result is not None)
+        raise _need_input(replay, tuple(unanswered), channel)
+    return tuple(answered)
+
+
+def _current_run() -> ToolRun:
+    try:
+        run = current_run.get()
+    except LookupError:
+        raise ElicitError(OUTSIDE_A_TOOL) from None
+    if run.refusal is not None:
+        raise run.channel.surface(ElicitError(run.refusal))
+    return run
+
+
+def _need_input(
+    replay: Replay, questions: tuple[WireQuestion, ...], channel: Channel
+) -> BaseException:
+    """The signal that ends the run with these questions, or the limit error it hit."""
+    try:
+        return NeedInput(questions, replay.next_state(questions))
+    except ElicitError as error:
+        return channel.surface(error)
 
 
 def _prepare(
@@ -208,7 +226,7 @@ def _prepare(
 def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
     """The question's key: ``key`` checked, or the next default for this form."""
     if key is None:
-        slug = _slug(spec.name)
+        slug = _SLUGS.get(spec.name) or _slug(spec.name)
         number = run.defaults.get(slug, 0) + 1
         run.defaults[slug] = number
         key = f"{slug}#{number}"  # '#' is not allowed in explicit keys: no collision
@@ -229,7 +247,11 @@ def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
 def _slug(name: str) -> str:
     """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
     snake = _CAMEL.sub("_", name).lower()
-    return _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
+    slug = _SLUGS[name] = _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
+    return slug
+
+
+_SLUGS: dict[str, str] = {}  # one entry per form name: bounded by the program's forms
 
 
 _KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")

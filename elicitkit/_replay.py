@@ -215,9 +215,15 @@ def _trimmed(values: list[Any]) -> list[Any]:
 
 def _encode(state: dict[str, Any]) -> str:
     plain = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
-    packed = _COMPRESSED + base64.urlsafe_b64encode(zlib.compress(plain.encode(), 9)).decode()
+    if len(plain) < _WORTH_COMPRESSING:
+        return plain
+    packed = _COMPRESSED + base64.urlsafe_b64encode(zlib.compress(plain.encode(), 6)).decode()
     # The SDK embeds the state as a JSON string, where every '"' costs a backslash more.
-    return packed if len(packed) < len(json.dumps(plain)) else plain
+    return packed if len(packed) < len(plain) + plain.count('"') else plain
+
+
+# Below this, zlib's header and base64 cost more than the escaped quotes they would save.
+_WORTH_COMPRESSING = 200
 
 
 def _decode_state(

@@ -172,12 +172,7 @@ class ElicitkitMiddleware:
                 except ElicitError as error:
                     return _error_outcome(ctx.method, str(error))
             return types.InputRequiredResult(
-                input_requests={
-                    question.key: types.ElicitRequest.model_validate(
-                        {"method": "elicitation/create", "params": question.params}
-                    )
-                    for question in asked
-                },
+                input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
 
@@ -241,6 +236,24 @@ class ElicitkitMiddleware:
 def _target(ctx: ServerRequestContext[Any, Any]) -> str:
     params = ctx.params or {}
     return str(params.get("uri") if ctx.method == "resources/read" else params.get("name"))
+
+
+def _elicit_request(question: WireQuestion) -> types.ElicitRequest:
+    """The SDK's request model of a question, built once per rendered question."""
+    request = _REQUESTS.get(question.digest)
+    if request is None:
+        if len(_REQUESTS) >= _MAX_CACHED_REQUESTS:
+            _REQUESTS.clear()
+        request = _REQUESTS[question.digest] = types.ElicitRequest.model_validate(
+            {"method": "elicitation/create", "params": question.params}
+        )
+    return request
+
+
+# Keyed by the question's digest (equal digests: equal message and schema); bounded, since
+# messages are often f-strings.
+_REQUESTS: dict[str, types.ElicitRequest] = {}
+_MAX_CACHED_REQUESTS = 4096
 
 
 def _merged(questions: list[NeedInput]) -> tuple[WireQuestion, ...]:
@@ -338,12 +351,18 @@ class _Channel:
     def __init__(self, ctx: ServerRequestContext[Any, Any], *, modern: bool) -> None:
         self._ctx = ctx
         self._modern = modern
+        self._why_not: tuple[str | None] | None = None  # the capabilities of a call are fixed
+
+    def why_no_forms(self) -> str | None:
+        if self._why_not is None:
+            self._why_not = (self._why_no_forms(),)
+        return self._why_not[0]
 
     @property
     def protocol(self) -> str:
         return self._ctx.protocol_version
 
-    def why_no_forms(self) -> str | None:
+    def _why_no_forms(self) -> str | None:
         session = self._ctx.session
         capabilities = session.client_capabilities
         elicitation = capabilities.elicitation if capabilities is not None else None
