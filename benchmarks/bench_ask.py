@@ -419,7 +419,7 @@ async def run_profile() -> None:
             f"  {own / PROFILE_CALLS * 1e6:7.1f} / {cumulative / PROFILE_CALLS * 1e6:7.1f}  {where}"
         )
     print(
-        "  (elicitkit_middleware's cumulative includes the SDK handler chain and the tool it wraps)"
+        "  (ElicitkitMiddleware.__call__'s cumulative includes the SDK handler chain and the tool it wraps)"
     )
 
 
