@@ -20,11 +20,12 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from redis.asyncio import Redis
 
 import elicitkit
 from elicitkit import MemoryStore, OutcomeStore, ask
-from elicitkit.integrations.mcp import BUSY, ElicitkitMiddleware
+from elicitkit.integrations.mcp import BUSY, INTERRUPTED, ElicitkitMiddleware
 from elicitkit.redis_store import RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 
@@ -285,3 +286,29 @@ async def test_a_round_that_waits_too_long_for_the_running_one_says_so() -> None
     assert text_of(busy) == BUSY
     assert text_of(later) == PAID
     assert charges == ["10 to Ada"]
+
+
+async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_again(
+    stores: StoreFactory,
+) -> None:
+    """The client gives up on the final round (cancelled mid-charge): it must not charge twice."""
+    charges: list[str] = []
+    args = {"amount": 10}
+    slow = Shop(stores(), charges)
+
+    @slow.server.tool()
+    async def pay_slowly(amount: int) -> str:
+        await ask(bool, f"Pay {amount}?", key="confirm")
+        charges.append(f"{amount} slowly")
+        await anyio.sleep(5)  # the client cancels while this runs
+        return "paid slowly"
+
+    async with Client(slow.server, elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "pay_slowly", args))
+        with anyio.move_on_after(0.3):
+            await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
+        with pytest.raises(MCPError) as raised:
+            await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
+    assert charges == ["10 slowly"]
+    assert raised.value.error.code == types.INTERNAL_ERROR
+    assert raised.value.error.message == INTERRUPTED

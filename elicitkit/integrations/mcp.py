@@ -98,6 +98,11 @@ _RESULT_TYPES: dict[str, type[BaseModel]] = {
     "prompts/get": types.GetPromptResult,
     "resources/read": types.ReadResourceResult,
 }
+INTERRUPTED = (
+    "An earlier request for this call was interrupted before it finished (cancelled, or its "
+    "server failed), so the call is not run again: what it had already done is unknown. "
+    "Check the outcome, then start the call afresh without requestState to try again."
+)
 BUSY = (
     "Another request is still running the final round of this call, so its outcome is not "
     "known yet. Send the same request again in a few seconds to get that outcome."
@@ -111,7 +116,9 @@ class ElicitkitMiddleware:
     dialogue id claims the dialogue in the store before running, records the outcome when
     the handler completes, and a later round of a completed dialogue gets that record back
     without running the handler. A round that finds another round of its dialogue running
-    waits for it (up to ``wait`` seconds) and then shares its outcome.
+    waits for it (up to ``wait`` seconds) and then shares its outcome. A round interrupted
+    mid-run (cancelled, or an exception the SDK does not turn into a result) is recorded as
+    interrupted, so the dialogue never runs again: later rounds get an error that says so.
     """
 
     def __init__(
@@ -196,8 +203,12 @@ class ElicitkitMiddleware:
             await self.store.record(dialogue, _error_record(error), keep=self.keep)
             raise
         except BaseException:
+            # Cancelled or crashed mid-round: the handler may have got past its last ask()
+            # and done its side effect, so the dialogue must not run again. Later rounds
+            # get an error that says so (shielded: a cancellation must not skip the record).
             with anyio.CancelScope(shield=True):
-                await self.store.release(dialogue, lease)
+                interrupted = MCPError(code=types.INTERNAL_ERROR, message=INTERRUPTED)
+                await self.store.record(dialogue, _error_record(interrupted), keep=self.keep)
             raise
         if is_input_required(result):
             await self.store.release(dialogue, lease)
