@@ -312,3 +312,17 @@ async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_agai
     assert charges == ["10 slowly"]
     assert raised.value.error.code == types.INTERNAL_ERROR
     assert raised.value.error.message == INTERRUPTED
+
+
+def test_installing_again_with_another_store_is_refused() -> None:
+    store = MemoryStore()
+    server = elicitkit.install(MCPServer("twice"), store=store)
+    assert elicitkit.install(server) is server  # nothing new: harmless
+    assert elicitkit.install(server, store=store) is server
+    with pytest.raises(TypeError) as raised:
+        elicitkit.install(server, store=MemoryStore())
+    assert str(raised.value) == (
+        "Cannot install elicitkit on this MCPServer again with another store or limits: it is "
+        "already installed, and its dialogues are recorded in the first store. Call "
+        "install(server, store=..., limits=...) once, before serving."
+    )

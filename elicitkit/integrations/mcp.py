@@ -62,7 +62,17 @@ def install(
             answers carried between rounds on 2026-07-28 would travel unsealed.
     """
     chain = server.middleware
-    if any(isinstance(middleware, ElicitkitMiddleware) for middleware in chain):
+    installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
+    if installed is not None:
+        if (store is not None and store is not installed.store) or (
+            limits is not None and limits != installed.limits
+        ):
+            # Silently keeping the first store would break at-most-once across workers.
+            raise TypeError(
+                "Cannot install elicitkit on this MCPServer again with another store or "
+                "limits: it is already installed, and its dialogues are recorded in the first "
+                "store. Call install(server, store=..., limits=...) once, before serving."
+            )
         return
     boundary = next(
         (middleware for middleware in chain if isinstance(middleware, RequestStateBoundary)),
