@@ -158,6 +158,8 @@ async def compare() -> None:
             f"{n:>2} ask(s): elicitkit {ek_us:8.0f} us CPU/call, hand-written {hand_us:8.0f} us,"
             f" ratio {ratio:.2f}x (target <= {target:.2f}x: {verdict})"
         )
+        fastest = min(ek_rounds) / min(hand_rounds)
+        print(f"          fastest rounds: {fastest:.2f}x (the least disturbed rounds of each)")
         print(f"          same-round ratios: {', '.join(f'{r:.2f}' for r in same_round)}")
 
 
