@@ -10,7 +10,11 @@ One server middleware does everything:
   reads the answers back on the client's retry. The SDK's ``RequestStateBoundary`` (installed
   by every ``MCPServer``) seals the ``requestState`` with AES-GCM and binds it to the tool
   name, the arguments, the server and the principal, with a 10-minute expiry; this
-  middleware sits inside it, so it only ever sees state the server itself minted.
+  middleware sits inside it, so it only ever sees state the server itself minted;
+* on 2026-07-28 it also completes each dialogue at most once, through an `OutcomeStore`.
+
+It serves ``tools/call``, ``prompts/get`` and ``resources/read``: the methods whose handlers
+may ask (the SDK's multi-round carriers).
 """
 
 from __future__ import annotations
@@ -114,8 +118,8 @@ INTERRUPTED = (
     "Check the outcome, then start the call afresh without requestState to try again."
 )
 BUSY = (
-    "Another request is still running the final round of this call, so its outcome is not "
-    "known yet. Send the same request again in a few seconds to get that outcome."
+    "Another request for this same call is still running, so its outcome is not known yet. "
+    "Send the same request again in a few seconds to get that outcome."
 )
 
 
