@@ -326,3 +326,12 @@ def test_installing_again_with_another_store_is_refused() -> None:
         "already installed, and its dialogues are recorded in the first store. Call "
         "install(server, store=..., limits=...) once, before serving."
     )
+
+
+@pytest.mark.parametrize("ttl", [30.0, 600.0, 3600.0], ids=["30s", "default", "1h"])
+def test_records_outlive_every_state_the_server_minted(ttl: float) -> None:
+    """The record is kept for the state's lifetime plus the minute of skew the SDK allows."""
+    server = MCPServer("ttl", request_state_security=RequestStateSecurity(keys=[SECRET], ttl=ttl))
+    elicitkit.install(server)
+    (middleware,) = (m for m in server.middleware if isinstance(m, ElicitkitMiddleware))
+    assert middleware.keep == ttl + 60
