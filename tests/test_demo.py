@@ -44,8 +44,8 @@ def test_demo_command_with_the_scripted_user() -> None:
     ):
         assert line in modern
     assert modern.count("the client shows a form:") == 2
-    assert "question key elicitkit:0:" in modern
-    assert "question key elicitkit:1:" in modern
+    assert "question key shipping_address#1" in modern
+    assert "question key bool#1" in modern
     assert f"<- result: Shipped a teapot. {TYPED}" in modern
     assert '"speed": {"type": "string", "title": "Speed", "oneOf": [' in out
 
