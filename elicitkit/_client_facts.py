@@ -33,6 +33,8 @@ class ClientProfile:
         multi_select_widgets: It has inputs for multi-select (``array``) fields.
         applies_defaults: It prefills defaults and sends them back when the user keeps them.
         strict_keys: It refuses a ``requestedSchema`` with any key outside the spec's types.
+        sources: The evidence for single facts, as ``(fact, source)`` pairs, where
+            ``evidence`` covers more than that fact.
     """
 
     name: str
@@ -47,6 +49,11 @@ class ClientProfile:
     multi_select_widgets: bool = True
     applies_defaults: bool = True
     strict_keys: bool = False
+    sources: tuple[tuple[str, str], ...] = ()
+
+    def source_for(self, fact: str) -> str:
+        """The evidence for one fact (an attribute name), else the client's evidence."""
+        return next((source for name, source in self.sources if name == fact), self.evidence)
 
 
 _2025 = PROTOCOL_VERSIONS[:2]
@@ -80,6 +87,11 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             number_widgets=False,
             multi_select_widgets=False,
             strict_keys=True,
+            sources=(
+                ("number_widgets", "laravel/mcp PR#190"),
+                ("multi_select_widgets", "laravel/mcp PR#190"),
+                ("strict_keys", "openai/codex #31163"),
+            ),
         ),
         ClientProfile(
             "copilot-cli",
