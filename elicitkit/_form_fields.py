@@ -230,7 +230,12 @@ def _is_date(text: str) -> bool:
 
 
 def _span(low: object, high: object, unit: str) -> str:
+    last = high if high is not None else low
+    if unit.endswith("s") and last == 1:
+        unit = unit[:-1]  # "1 character", "1 choice"
     unit = f" {unit}" if unit else ""
+    if low is not None and low == high:
+        return f"exactly {low}{unit}"
     if low is not None and high is not None:
         return f"from {low} to {high}{unit}"
     if low is not None:

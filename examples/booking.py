@@ -11,6 +11,7 @@ terrace, and the user sees that as a field error, not a crash.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -55,4 +56,12 @@ async def book_table(restaurant: str) -> str:
 
 
 if __name__ == "__main__":
+    if sys.stdin.isatty():  # a person, not a client: say how to connect instead of waiting
+        sys.exit(
+            "This is an MCP server: it speaks JSON-RPC on stdin and stdout, to a client.\n"
+            "Fill in its forms at this terminal with\n"
+            "    elicitkit try examples/booking.py --tool book_table \\\n"
+            '        --args \'{"restaurant": "Noma"}\'\n'
+            "or add `python examples/booking.py` to your MCP client's stdio servers."
+        )
     server.run("stdio")

@@ -10,6 +10,7 @@ protocol era: mid-call on 2025-06-18 and 2025-11-25, by replay on 2026-07-28.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated
@@ -64,4 +65,12 @@ async def ship(item: str) -> str:
 
 
 if __name__ == "__main__":
+    if sys.stdin.isatty():  # a person, not a client: say how to connect instead of waiting
+        sys.exit(
+            "This is an MCP server: it speaks JSON-RPC on stdin and stdout, to a client.\n"
+            "Fill in its forms at this terminal with\n"
+            "    elicitkit try examples/shipping.py --tool ship \\\n"
+            '        --args \'{"item": "a teapot"}\'\n'
+            "or add `python examples/shipping.py` to your MCP client's stdio servers."
+        )
     server.run("stdio")

@@ -200,3 +200,28 @@ def test_demo_ctrl_c_or_ctrl_d_ends_it_cleanly(spawn: list[pexpect.spawn], key: 
     assert "Traceback" not in seen
     assert "2026-07-28" not in seen
     assert status == 0
+
+
+@pytest.mark.parametrize("example", ["shipping", "booking"])
+def test_an_example_run_at_a_terminal_says_how_to_connect(
+    spawn: list[pexpect.spawn], example: str
+) -> None:
+    child = pexpect.spawn(
+        sys.executable,
+        [f"examples/{example}.py"],
+        cwd=str(REPO),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    child.logfile_read = io.StringIO()
+    spawn.append(child)
+    seen, status = finish(child)
+    assert seen.startswith(
+        "This is an MCP server: it speaks JSON-RPC on stdin and stdout, to a client.\n"
+        "Fill in its forms at this terminal with\n"
+        f"    elicitkit try examples/{example}.py --tool "
+    )
+    assert seen.endswith(
+        f"or add `python examples/{example}.py` to your MCP client's stdio servers.\n"
+    )
+    assert status == 1

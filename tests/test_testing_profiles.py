@@ -193,3 +193,12 @@ async def test_booking_on_every_profile(
         assert text.startswith("The booking was not valid: name: This field is required.")
     else:
         assert text == "Booked Noma for 4 on Thursday 24 December at 21:00, inside, under Ada."
+
+
+def test_docs_list_every_profile_and_client_with_its_evidence() -> None:
+    from elicitkit.testing import KNOWN_CLIENTS  # noqa: PLC0415
+    from tests.test_stdio import REPO  # noqa: PLC0415
+
+    page = (REPO / "docs" / "testing.md").read_text()
+    for profile in (*PROFILES.values(), *KNOWN_CLIENTS.values()):
+        assert f"| `{profile.name}` | {profile.summary} | {profile.evidence} |" in page
