@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
         help="call a tool of a stdio MCP server and fill in its forms at this terminal",
         description="Connect to a stdio MCP server, call one of its tools, and answer every "
         "form it asks at this terminal (Enter/y fills in, n declines, c cancels; Ctrl-C "
-        "cancels a form). Without --tool, list the tools.",
+        "cancels a form). Without --tool, list the tools; without --args, ask for them.",
     )
     try_.add_argument("server", metavar="SERVER", help="a .py file, or a command line to run")
     try_.add_argument("--tool", metavar="NAME", help="the tool to call")

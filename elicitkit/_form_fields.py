@@ -114,6 +114,8 @@ class WireField:
         if "default" not in self.schema:
             return ""
         default = self.schema["default"]
+        if default is None:  # tool arguments: `X | None = None`
+            return ""
         if self.kind == "boolean":
             return "y" if default is True else "n"
         if isinstance(default, list):

@@ -70,15 +70,26 @@ async def fill_in(params: Mapping[str, Any]) -> TerminalAnswer:
             result = types.ElicitResult(action="decline" if choice == "n" else "cancel")
             print(f"  You chose to {result.action}.")
             return TerminalAnswer(result)
-        content: dict[str, Any] = {}
-        for field in fields:
-            value = await _ask_field(field)
-            if value is not SKIP:
-                content[field.key] = value
+        content = await fill_fields(fields)
     except (KeyboardInterrupt, EOFError):
         print("\n  Cancelled: the form was closed without an answer.")
         return TerminalAnswer(types.ElicitResult(action="cancel"), interrupted=True)
     return TerminalAnswer(types.ElicitResult(action="accept", content=content))
+
+
+async def fill_fields(fields: list[WireField]) -> dict[str, Any]:
+    """Ask for each field in turn; return the answers by key (skipped optionals left out).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C at a prompt.
+        EOFError: Ctrl-D at a prompt.
+    """
+    content: dict[str, Any] = {}
+    for field in fields:
+        value = await _ask_field(field)
+        if value is not SKIP:
+            content[field.key] = value
+    return content
 
 
 async def _ask_field(field: WireField) -> Any:

@@ -6,6 +6,7 @@ import json
 import shlex
 import sys
 import tempfile
+from collections.abc import Mapping
 from typing import Any, TextIO, cast
 
 import anyio
@@ -14,7 +15,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from elicitkit._terminal_form import fill_in
+from elicitkit._form_fields import WireField, wire_fields
+from elicitkit._terminal_form import fill_fields, fill_in
 
 INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
@@ -22,7 +24,7 @@ INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIG
 def run_try(server: str, tool: str | None, arguments: str | None, protocol: str | None) -> int:
     """Run the command; return the exit status (0: the tool succeeded, 1: it failed)."""
     try:
-        parsed = _parse_arguments(arguments)
+        parsed = None if arguments is None else _parse_arguments(arguments)
     except (ValueError, TypeError) as problem:
         print(f"elicitkit try: {problem}", file=sys.stderr)
         return 2
@@ -42,9 +44,7 @@ def run_try(server: str, tool: str | None, arguments: str | None, protocol: str 
             return 1
 
 
-def _parse_arguments(arguments: str | None) -> dict[str, Any]:
-    if arguments is None:
-        return {}
+def _parse_arguments(arguments: str) -> dict[str, Any]:
     try:
         value = json.loads(arguments)
     except json.JSONDecodeError as error:
@@ -68,7 +68,7 @@ def _command(server: str) -> StdioServerParameters:
 async def _session(
     command: StdioServerParameters,
     tool: str | None,
-    arguments: dict[str, Any],
+    arguments: dict[str, Any] | None,
     protocol: str | None,
     errlog: TextIO,
 ) -> int:
@@ -84,6 +84,10 @@ async def _session(
         print(f"Connected: MCP {client.protocol_version}.")
         if tool is None:
             return await _list_tools(client)
+        if arguments is None:
+            arguments = await _ask_arguments(client, tool)
+            if arguments is None:
+                return 2
         print(f"-> {tool} {json.dumps(arguments)}")
         result = await client.call_tool(tool, arguments)
     text = "\n".join(
@@ -103,6 +107,52 @@ async def _list_tools(client: Client) -> int:
         params = ", ".join(properties)
         print(f"  {tool.name}({params}){f': {tool.description}' if tool.description else ''}")
     return 0
+
+
+async def _ask_arguments(client: Client, name: str) -> dict[str, Any] | None:
+    """Without --args, ask for the tool's arguments with the same terminal form.
+
+    Returns ``None`` (after saying why) when the tool does not exist or takes an argument
+    a flat form cannot hold; ``{}`` for a tool without arguments.
+    """
+    listed = await client.list_tools()
+    tool = next((tool for tool in listed.tools if tool.name == name), None)
+    if tool is None:
+        known = ", ".join(tool.name for tool in listed.tools) or "none"
+        print(f"elicitkit try: the server has no tool {name!r} (its tools: {known}).")
+        return None
+    schema = tool.input_schema
+    if not schema.get("properties"):
+        return {}
+    fields: list[WireField] = []
+    for field in wire_fields(schema):
+        flat = _flat(field.schema)
+        if flat is None:
+            print(
+                f"elicitkit try: the argument {field.key!r} of {name} is not a plain value; "
+                "pass the arguments with --args JSON."
+            )
+            return None
+        fields.append(WireField(field.key, flat, field.required))
+    print(f"  The arguments of {name}:")
+    try:
+        return await fill_fields(fields)
+    except (KeyboardInterrupt, EOFError):
+        print("\nNothing called.")
+        return None
+
+
+def _flat(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The schema of a plain argument (``X | None`` read as ``X``), or ``None``."""
+    variants: list[Any] = schema.get("anyOf", [schema])
+    plain: list[Mapping[str, Any]] = [
+        cast("Mapping[str, Any]", v) for v in variants if isinstance(v, Mapping)
+    ]
+    plain = [v for v in plain if v.get("type") != "null"]
+    if len(plain) != 1 or plain[0].get("type") not in ("string", "integer", "number", "boolean"):
+        return None
+    extra = {key: schema[key] for key in ("title", "description", "default") if key in schema}
+    return {**plain[0], **extra}
 
 
 def _describe(error: BaseException) -> str:

@@ -267,12 +267,21 @@ def test_try_rejects_bad_arguments(args: str, message: str) -> None:
 
 
 def test_try_reports_a_tool_error_with_exit_status_1() -> None:
-    done = run("try", str(BOOKING), "--tool", "nope", "--protocol", "2025-11-25")
+    done = run("try", str(BOOKING), "--tool", "nope", "--args", "{}", "--protocol", "2025-11-25")
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
         "Connected: MCP 2025-11-25.",
         "-> nope {}",
         "<- error: Unknown tool: nope",
+    ]
+
+
+def test_try_without_arguments_names_the_tools_when_the_tool_is_unknown() -> None:
+    done = run("try", str(BOOKING), "--tool", "nope")
+    assert done.returncode == 2
+    assert done.stdout.splitlines() == [
+        "Connected: MCP 2026-07-28.",
+        "elicitkit try: the server has no tool 'nope' (its tools: book_table).",
     ]
 
 

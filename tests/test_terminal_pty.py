@@ -134,6 +134,23 @@ def test_try_decline_key(spawn: list[pexpect.spawn]) -> None:
     assert status == 0
 
 
+def test_try_asks_for_the_tool_arguments_then_the_form(spawn: list[pexpect.spawn]) -> None:
+    child = start(
+        spawn, "try", "examples/shipping.py", "--tool", "ship", "--protocol", "2025-11-25"
+    )
+    child.expect("The arguments of ship:")
+    child.expect("Item:")
+    child.send("a kettle" + ENTER)
+    child.expect("Where should we ship your order?")
+    child.expect("fill in")
+    child.send("c")
+    child.expect("You chose to cancel.")
+    seen, status = finish(child)
+    assert '-> ship {"item": "a kettle"}' in seen
+    assert "<- result: Shipping cancelled: the user chose to cancel." in seen
+    assert status == 0
+
+
 def test_demo_at_a_terminal_fills_both_eras(spawn: list[pexpect.spawn]) -> None:
     child = start(spawn, "demo")
     child.expect("User: you, at this terminal")
