@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
@@ -70,7 +70,8 @@ class FormRequest:
         protocol: The protocol version of the session.
         message: The message shown above the form.
         schema: The ``requestedSchema`` exactly as it arrived.
-        params: Every parameter of the request, as the SDK client parsed it.
+        params: Every parameter of the request, as the SDK client parsed it (the SDK's
+            model fills in ``mode: "form"`` even on 2025-06-18, where the wire has none).
         reply: What the scripted user answered, or ``None`` if it never got to answer (a
             profile that declines or hangs, or a schema a strict client refused).
         sent: What the client sent back: an ``ElicitResult`` as a dict (after the profile
@@ -106,7 +107,6 @@ class _Rule:
         return True
 
 
-@dataclass
 class ScriptedUser:
     """A user who answers forms from a script, and remembers every form shown.
 
@@ -128,17 +128,17 @@ class ScriptedUser:
         problems: What went wrong with the script, one sentence each, in order.
     """
 
-    requests: list[FormRequest] = field(default_factory=list[FormRequest])
-    problems: list[str] = field(default_factory=list[str])
-    _rules: list[_Rule] = field(default_factory=list[_Rule])
-    _in_order: _Rule = field(default_factory=lambda: _Rule("order", None, []))
-
     def __init__(self, *replies: Reply) -> None:
         """Answer forms with ``replies`` in order (after the rules added with ``on_*``)."""
-        self.requests = []
-        self.problems = []
-        self._rules = []
+        self.requests: list[FormRequest] = []
+        self.problems: list[str] = []
+        self._rules: list[_Rule] = []
         self._in_order = _Rule("order", None, list(replies))
+
+    def __repr__(self) -> str:
+        """Show how many forms were shown and how many replies are left."""
+        left = sum(len(rule.replies) for rule in (*self._rules, self._in_order))
+        return f"<ScriptedUser: {len(self.requests)} forms shown, {left} replies left>"
 
     def on_form(self, form: Any, *replies: Reply) -> ScriptedUser:
         """Answer forms of type ``form`` (its schema on the session's version) with ``replies``."""
