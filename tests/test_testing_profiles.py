@@ -202,3 +202,35 @@ def test_docs_list_every_profile_and_client_with_its_evidence() -> None:
     page = (REPO / "docs" / "testing.md").read_text()
     for profile in (*PROFILES.values(), *KNOWN_CLIENTS.values()):
         assert f"| `{profile.name}` | {profile.summary} | {profile.evidence} |" in page
+
+
+KNOWN_CLIENT_OUTCOMES = {
+    "claude-code": SHIPPED,
+    "claude-desktop": TIMED_OUT,
+    "codex": NO_CONTENT,
+    "copilot-cli": SHIPPED,
+    "gemini-cli": NO_FORMS,
+    "goose": SHIPPED,
+    "vscode-copilot": SHIPPED,
+}
+
+
+@pytest.mark.parametrize("name", list(KNOWN_CLIENT_OUTCOMES))
+async def test_shipping_on_known_clients(
+    elicit_connect: Any, elicit_protocol: str, name: str
+) -> None:
+    from elicitkit.testing import KNOWN_CLIENTS  # noqa: PLC0415
+
+    assert set(KNOWN_CLIENTS) == set(KNOWN_CLIENT_OUTCOMES)
+    client_profile = KNOWN_CLIENTS[name]
+    version = spoken(client_profile, elicit_protocol)
+    async with elicit_connect(
+        shipping.server, user=shipping_user(), profile=client_profile, hang_seconds=0.05
+    ) as client:
+        assert client.protocol_version == version
+        if name == "claude-desktop" and version == "2026-07-28":
+            with pytest.raises(MCPError, match=r"^Request timed out$"):
+                await client.call_tool("ship", {"item": "a teapot"})
+            return
+        result = await client.call_tool("ship", {"item": "a teapot"})
+    assert text_of(result) == KNOWN_CLIENT_OUTCOMES[name]
