@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     try_.add_argument(
         "--protocol",
-        choices=PROTOCOL_VERSIONS[1:],
+        choices=PROTOCOL_VERSIONS,
         help="the protocol version to speak (default: the newest both sides speak)",
     )
     return parser

@@ -16,6 +16,8 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from elicitkit._form_fields import WireField, wire_fields
+from elicitkit._protocol import LATEST_PROTOCOL, check_protocol
+from elicitkit._sdk_client import TunedClient
 from elicitkit._terminal_form import fill_fields, fill_in
 
 INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
@@ -73,14 +75,17 @@ async def _session(
     errlog: TextIO,
 ) -> int:
     mode = "auto" if protocol is None else "legacy" if protocol.startswith("2025") else protocol
+    version = LATEST_PROTOCOL if protocol is None else check_protocol(protocol)
 
     async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:  # noqa: ARG001  (the SDK's callback signature)
         answer = await fill_in(params.model_dump(by_alias=True, mode="json", exclude_none=True))
         return answer.result
 
-    async with Client(
+    client = TunedClient(
         stdio_client(command, errlog=errlog), mode=mode, elicitation_callback=on_elicit
-    ) as client:
+    )
+    client.tune(version)  # 2025-06-18 is offered only when asked for
+    async with client:
         print(f"Connected: MCP {client.protocol_version}.")
         if tool is None:
             return await _list_tools(client)

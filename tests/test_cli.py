@@ -234,11 +234,19 @@ def test_check_a_module_without_forms(
     )
 
 
-def test_try_lists_the_tools_of_a_server() -> None:
-    done = run("try", str(BOOKING.relative_to(REPO)))
+@pytest.mark.parametrize(
+    ("option", "version"),
+    [
+        pytest.param((), "2026-07-28", id="newest"),
+        pytest.param(("--protocol", "2025-11-25"), "2025-11-25", id="2025-11-25"),
+        pytest.param(("--protocol", "2025-06-18"), "2025-06-18", id="2025-06-18"),
+    ],
+)
+def test_try_lists_the_tools_of_a_server(option: tuple[str, ...], version: str) -> None:
+    done = run("try", str(BOOKING.relative_to(REPO)), *option)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines() == [
-        "Connected: MCP 2026-07-28.",
+        f"Connected: MCP {version}.",
         "Tools (call one with --tool NAME --args JSON):",
         "  book_table(restaurant): Book a table; the user fills in the details.",
     ]

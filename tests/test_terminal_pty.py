@@ -136,12 +136,14 @@ def test_try_decline_key(spawn: list[pexpect.spawn]) -> None:
 
 def test_try_asks_for_the_tool_arguments_then_the_form(spawn: list[pexpect.spawn]) -> None:
     child = start(
-        spawn, "try", "examples/shipping.py", "--tool", "ship", "--protocol", "2025-11-25"
+        spawn, "try", "examples/shipping.py", "--tool", "ship", "--protocol", "2025-06-18"
     )
+    child.expect("Connected: MCP 2025-06-18.")  # the SDK client tuned to offer it
     child.expect("The arguments of ship:")
     child.expect("Item:")
     child.send("a kettle" + ENTER)
     child.expect("Where should we ship your order?")
+    child.expect(r"Speed \(pick 1-2, optional, Enter skips\)")
     child.expect("fill in")
     child.send("c")
     child.expect("You chose to cancel.")

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import anyio
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.client.session import ClientRequestContext
 
 from elicitkit._client_facts import ClientProfile
-from elicitkit._protocol import FIRST_PROTOCOL, LATEST_PROTOCOL, ProtocolVersion, check_protocol
+from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
+from elicitkit._sdk_client import TunedClient
 from elicitkit.testing._spec_keys import unknown_key
 from elicitkit.testing._user import FormRequest, ScriptedUser, ScriptError
 
@@ -55,13 +56,12 @@ async def connect(
     scripted = user if user is not None else ScriptedUser()
     behaviour = _Behaviour(scripted, profile, version, hang_seconds)
     elicits = profile is None or profile.elicitation
-    client = _ProfiledClient(
+    client = TunedClient(
         server,
         mode="legacy" if version != LATEST_PROTOCOL else version,
         elicitation_callback=behaviour.on_elicit if elicits else None,
-        raise_exceptions=False,
     )
-    client.configure(version, profile)
+    client.tune(version, url_mode=profile is None or profile.url_mode)
     try:
         async with client:
             yield client
@@ -169,57 +169,3 @@ def _with_defaults(schema: Mapping[str, Any], content: dict[str, Any]) -> dict[s
         if key not in content and isinstance(field, Mapping) and "default" in field:
             content[key] = field["default"]
     return content
-
-
-class _ProfiledClient(Client):
-    """``mcp.Client`` that can offer 2025-06-18 and declare a profile's capabilities.
-
-    The SDK has no public switch for either: the session's handshake always offers its
-    newest handshake version, and the capability always includes URL mode. Both are
-    adjusted on the session object the client builds, and nowhere else.
-    """
-
-    _version: ProtocolVersion = LATEST_PROTOCOL
-    _profile: ClientProfile | None = None
-
-    def configure(self, version: ProtocolVersion, profile: ClientProfile | None) -> None:
-        self._version = version
-        self._profile = profile
-
-    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
-        session = await super()._build_session(exit_stack)
-        session.__class__ = _ProfiledSession
-        profiled: _ProfiledSession = session  # type: ignore[assignment]  # (just re-classed)
-        profiled.elicitkit_version = self._version
-        profiled.elicitkit_url_mode = self._profile is None or self._profile.url_mode
-        return profiled
-
-
-class _ProfiledSession(ClientSession):
-    elicitkit_version: ProtocolVersion = LATEST_PROTOCOL
-    elicitkit_url_mode: bool = True
-
-    def _build_capabilities(self, version: str) -> types.ClientCapabilities:
-        capabilities = super()._build_capabilities(version)
-        if capabilities.elicitation is None or self.elicitkit_url_mode:
-            return capabilities
-        form_only = types.ElicitationCapability(form=types.FormElicitationCapability())
-        return capabilities.model_copy(update={"elicitation": form_only})
-
-    async def initialize(self) -> types.InitializeResult:
-        if self.elicitkit_version != FIRST_PROTOCOL:
-            return await super().initialize()
-        # The SDK's initialize() with the version it cannot be told to offer.
-        result = await self.send_request(
-            types.InitializeRequest(
-                params=types.InitializeRequestParams(
-                    protocol_version=FIRST_PROTOCOL,
-                    capabilities=self._build_capabilities(FIRST_PROTOCOL),
-                    client_info=self._client_info,
-                ),
-            ),
-            types.InitializeResult,
-        )
-        self.adopt(result)
-        await self.send_notification(types.InitializedNotification())
-        return result
