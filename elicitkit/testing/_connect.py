@@ -49,7 +49,8 @@ async def connect(
         The connected client; ``client.protocol_version`` is the version spoken.
 
     Raises:
-        ScriptError: On leaving, when a form arrived that the script had no answer for.
+        ScriptError: On leaving, when a form arrived that the script had no answer for, or
+            an ``accept`` named a field the form does not have.
     """
     wanted = check_protocol(protocol)
     version = _spoken(wanted, profile)
