@@ -6,6 +6,9 @@ era) and ``elicit_profile`` (one run per profile) fixtures, the real SDK client 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -234,3 +237,65 @@ async def test_shipping_on_known_clients(
             return
         result = await client.call_tool("ship", {"item": "a teapot"})
     assert text_of(result) == KNOWN_CLIENT_OUTCOMES[name]
+
+
+USER_TEST_FILE = """
+from dataclasses import dataclass
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from elicitkit import ask, install
+from elicitkit.testing import ScriptedUser, accept
+from mcp.shared.exceptions import MCPError
+
+
+@dataclass
+class Address:
+    city: str
+
+
+server = install(MCPServer("shop"))
+
+
+@server.tool()
+async def ship(item: str) -> str:
+    answer = await ask(Address, f"Where should {item} go?")
+    return f"{item} to {answer.unwrap().city}" if answer.is_accepted() else "Not shipped."
+
+
+@pytest.mark.anyio
+async def test_ship(elicit_connect):  # runs once per era
+    user = ScriptedUser(accept(city="Oslo"))
+    async with elicit_connect(server, user=user) as client:
+        result = await client.call_tool("ship", {"item": "a teapot"})
+    assert result.content[0].text == "a teapot to Oslo"
+
+
+@pytest.mark.anyio
+async def test_ship_on_every_client(elicit_connect, elicit_profile):  # 3 eras x 9 profiles
+    user = ScriptedUser(accept(city="Oslo"))
+    async with elicit_connect(server, user=user, profile=elicit_profile, hang_seconds=0.05) as c:
+        try:
+            result = await c.call_tool("ship", {"item": "a teapot"})
+        except MCPError as error:  # 2026-07-28: no capability, or a form that never returns
+            assert c.protocol_version == "2026-07-28"
+            assert error.code in (-32021, -32001)
+            return
+    assert result.content[0].text in ("a teapot to Oslo", "Not shipped.") or result.is_error
+"""
+
+
+def test_the_plugin_in_a_users_project(tmp_path: Path) -> None:
+    """The README's pytest example, in a project of its own: the entry point loads the plugin."""
+    (tmp_path / "test_ship.py").write_text(USER_TEST_FILE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_ship.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "30 passed" in done.stdout
