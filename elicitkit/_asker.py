@@ -11,6 +11,7 @@ from elicitkit._errors import (
     ElicitationFailed,
     ElicitationUnsupported,
     ElicitError,
+    FieldError,
     FormDefinitionError,
     InvalidContent,
 )
@@ -295,6 +296,11 @@ def _replayed(
 ) -> ElicitResultTyped[Any] | None:
     """The answer to ``question`` from the state or the client's retry, or ``None``."""
     carried = replay.carried(question.key, question.digest)
+    if carried is not None and carried.action == "invalid":
+        # The same failure as in the round the answer came in, so a tool that catches it
+        # and asks again takes the same path every round.
+        errors = [FieldError(*pair) for pair in carried.values]
+        raise channel.surface(InvalidContent(spec.name, errors))
     if carried is not None:
         raw: Mapping[str, Any] = {"action": carried.action}
         if carried.action == "accept":
@@ -310,7 +316,12 @@ def _replayed(
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
-    result = _typed_result(tp, spec, raw_answer, version, channel)
+    try:
+        result = _typed_result(tp, spec, raw_answer, version, channel)
+    except InvalidContent as error:
+        problems = [[problem.field, problem.message] for problem in error.errors]
+        replay.keep(question.key, Carried(question.digest, "invalid", problems))
+        raise
     # Only now, checked, does the answer join the state: its validated wire values only.
     content = raw_answer.get("content") if result.action == "accept" else None
     values: list[Any] = []

@@ -15,7 +15,8 @@ later version can add fields, and a different ``v`` is not ours::
      "r": 3,                      # rounds asked so far (InputRequiredResults returned)
      "a": [[key, digest, "a", [value, ...]], ...],  # answers: accept/decline/cancel,
                                   #   accepted content as the form's wire values in field
-                                  #   order (null: absent), validated, nothing else
+                                  #   order (null: absent), validated, nothing else; or
+                                  #   "i" (invalid) with its [[field, message], ...]
      "p": [[key, digest], ...]}   # the questions the last round asked
 
 A digest is 10 base64url characters of the SHA-256 of the rendered question (message and
@@ -41,7 +42,9 @@ from typing import Any, cast
 from elicitkit._limits import ReplayLimits, StateTooLarge, TooManyRounds
 
 STATE_VERSION = 2
-_ACTIONS = {"accept": "a", "decline": "d", "cancel": "c"}
+# "invalid": an accepted answer that failed the form's checks; its values are the field
+# errors, so every later round raises the very same `InvalidContent` at that ask().
+_ACTIONS = {"accept": "a", "decline": "d", "cancel": "c", "invalid": "i"}
 _ACTION_NAMES = {code: name for name, code in _ACTIONS.items()}
 _COMPRESSED = "z"
 # A sealed state is ours, so this only bounds a decompression against our own mistakes.
@@ -93,9 +96,11 @@ class Carried:
 
     Attributes:
         digest: The digest of the question it answers.
-        action: ``"accept"``, ``"decline"`` or ``"cancel"``.
+        action: ``"accept"``, ``"decline"``, ``"cancel"``, or ``"invalid"`` for an accepted
+            answer that failed the form's checks.
         values: The accepted content as wire values in the form's field order (``None``
-            where absent); empty otherwise.
+            where absent); for ``"invalid"``, the ``[field, message]`` of each error;
+            empty otherwise.
     """
 
     digest: str

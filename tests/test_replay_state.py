@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import mcp_types as types
 import pytest
-from annotated_types import Ge, Le
+from annotated_types import Ge, Le, MaxLen, MinLen
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
@@ -166,3 +166,37 @@ def test_limits_that_would_stop_every_dialogue_are_refused(rounds: int, size: in
         f"ReplayLimits(max_rounds={rounds}, max_state_bytes={size}) would stop every "
         "dialogue: max_rounds must be at least 1 and max_state_bytes at least 256."
     )
+
+
+def reasking_server(calls: list[str]) -> MCPServer:
+    server = elicitkit.install(MCPServer("reask"))
+
+    @server.tool()
+    async def zip_code() -> str:
+        problems = ""
+        for _ in range(3):
+            try:
+                answer = await ask(Annotated[str, MinLen(4), MaxLen(10)], problems or None)
+            except elicitkit.InvalidContent as error:
+                problems = str(error)
+                continue
+            calls.append(str(answer.content))
+            return f"zip {answer.content}"
+        return "gave up"
+
+    return server
+
+
+async def test_an_invalid_answer_is_carried_as_its_errors_and_asked_again() -> None:
+    """Round 3 replays round 2's invalid answer as the same error, not as its raw content."""
+    calls: list[str] = []
+    async with Client(reasking_server(calls), elicitation_callback=never_called) as client:
+        first, _, s1 = only_question(await retry(client, "zip_code", {}))
+        bad = {first: accept(value="9" * 2000)}
+        second, params, s2 = only_question(await retry(client, "zip_code", {}, bad, s1))
+        assert second != first
+        assert "Must be at most 10 characters long" in params["message"]
+        assert len(s2) <= 700  # the 2 kB answer is not carried, only its error
+        result = await retry(client, "zip_code", {}, {second: accept(value="0150")}, s2)
+    assert text_of(result) == "zip 0150"
+    assert calls == ["0150"]
