@@ -18,6 +18,7 @@ from playwright.sync_api import Locator, Page, expect
 from tests.interop._tools import NODE_BIN, SERVER
 
 TIMEOUT_MS = 20_000
+TOOLS = ("plan_stay", "yes_or_no", "tip")  # the interop server's tools
 # Every result the interop server returns starts with one of these words.
 RESULT = re.compile(r"^(STAY|NO STAY|INVALID|ANSWER|NO ANSWER|TIP|NO TIP)\b")
 
@@ -101,9 +102,17 @@ def connect(page: Page, url: str) -> str:
 
 
 def call_tool(page: Page, tool: str) -> Locator:
-    """Run a tool from the Tools tab and return the elicitation dialog it opens."""
+    """Run a tool from the Tools tab and return the elicitation dialog it opens.
+
+    The page may still show the result of an earlier call: selecting another tool first
+    empties the Results panel, so the result read afterwards is this call's. (Two others,
+    in turn: one of them may be the tool already selected.)
+    """
     page.get_by_text("Tools", exact=True).click()
-    page.get_by_text(tool, exact=True).click()
+    for other in (name for name in TOOLS if name != tool):
+        page.get_by_role("button", name=other, exact=True).click()
+    expect(page.get_by_text(RESULT)).to_have_count(0, timeout=TIMEOUT_MS)
+    page.get_by_role("button", name=tool, exact=True).click()
     page.get_by_role("button", name="Execute Tool").click()
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_text("Elicitation Request")).to_be_visible(timeout=TIMEOUT_MS)
