@@ -18,9 +18,9 @@ from playwright.sync_api import Locator, Page, expect
 from tests.interop._tools import NODE_BIN, SERVER
 
 TIMEOUT_MS = 20_000
-TOOLS = ("plan_stay", "yes_or_no", "tip")  # the interop server's tools
+TOOLS = ("plan_stay", "preferences", "yes_or_no", "tip")  # the interop server's tools
 # Every result the interop server returns starts with one of these words.
-RESULT = re.compile(r"^(STAY|NO STAY|INVALID|ANSWER|NO ANSWER|TIP|NO TIP)\b")
+RESULT = re.compile(r"^(STAY|NO STAY|PREFS|NO PREFS|INVALID|ANSWER|NO ANSWER|TIP|NO TIP)\b")
 
 
 def _free_port() -> int:

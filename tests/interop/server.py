@@ -46,6 +46,18 @@ class Stay:
     insured: bool = False
 
 
+@form(message="Any preferences?")
+@dataclass
+class Preferences:
+    """Optional fields only, with and without defaults: what a client sends when left alone."""
+
+    pillow: Literal["soft", "firm"] | None = None
+    view: Cabin = Cabin.GARDEN
+    newsletter: bool | None = None
+    towels: set[Extra] | None = None
+    floor: int | None = None
+
+
 server = install(MCPServer("elicitkit-interop"))
 
 
@@ -63,6 +75,23 @@ async def plan_stay() -> str:
     return (
         f"STAY guest={stay.guest} nights={stay.nights} cabin={stay.cabin.value} "
         f"extras={extras} day={stay.day.isoformat()} insured={stay.insured}"
+    )
+
+
+@server.tool()
+async def preferences() -> str:
+    """Ask for optional preferences and repeat back exactly what arrived."""
+    try:
+        answer = await ask(Preferences)
+    except InvalidContent as problem:
+        return "INVALID " + " | ".join(str(error) for error in problem.errors)
+    if not answer.is_accepted():
+        return f"NO PREFS: {answer.action}"
+    prefs = answer.unwrap()
+    towels = None if prefs.towels is None else ",".join(sorted(prefs.towels)) or "empty"
+    return (
+        f"PREFS pillow={prefs.pillow} view={prefs.view.value} newsletter={prefs.newsletter} "
+        f"towels={towels} floor={prefs.floor}"
     )
 
 

@@ -165,3 +165,12 @@ def test_exclusive_bound_is_said_in_words(fast_agent: FastAgent, observe: Observ
     text = fast_agent.submit("Enter")
     observe(CLIENT, fast_agent.era, "sends_exclusive_bound_itself", text.startswith("INVALID"))
     assert text == "INVALID value: Must be greater than 0."
+
+
+def test_optional_fields_left_alone(fast_agent: FastAgent, observe: Observe) -> None:
+    fast_agent.call("preferences")
+    fast_agent.shoot("preferences-untouched")
+    # Five fields, then Accept.
+    observe(
+        CLIENT, fast_agent.era, "untouched_optional_form", fast_agent.submit(*["Tab"] * 5, "Enter")
+    )

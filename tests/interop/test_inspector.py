@@ -162,3 +162,12 @@ def test_exclusive_bound_is_said_in_words(
     text = result(page)
     observe(CLIENT, era, "sends_exclusive_bound_itself", text.startswith("INVALID"))
     assert text == "INVALID value: Must be greater than 0."
+
+
+def test_optional_fields_left_alone(
+    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path
+) -> None:
+    dialog = open_form(page, "preferences")
+    shoot(page, artifacts, inspector, "preferences-untouched")
+    dialog.get_by_role("button", name="Submit").click()
+    observe(CLIENT, inspector[0], "untouched_optional_form", result(page))
