@@ -21,6 +21,8 @@ TIMEOUT_MS = 20_000
 TOOLS = ("plan_stay", "preferences", "yes_or_no", "tip")  # the interop server's tools
 # Every result the interop server returns starts with one of these words.
 RESULT = re.compile(r"^(STAY|NO STAY|PREFS|NO PREFS|INVALID|ANSWER|NO ANSWER|TIP|NO TIP)\b")
+# How the Inspector words a failed tool call: the server's error text, or its own.
+FAILURE = re.compile(r"^(Error executing tool|Protocol value failed)")
 
 
 def _free_port() -> int:
@@ -112,6 +114,7 @@ def call_tool(page: Page, tool: str) -> Locator:
     for other in (name for name in TOOLS if name != tool):
         page.get_by_role("button", name=other, exact=True).click()
     expect(page.get_by_text(RESULT)).to_have_count(0, timeout=TIMEOUT_MS)
+    expect(page.get_by_text(FAILURE)).to_have_count(0, timeout=TIMEOUT_MS)
     page.get_by_role("button", name=tool, exact=True).click()
     page.get_by_role("button", name="Execute Tool").click()
     dialog = page.get_by_role("dialog")
@@ -133,5 +136,12 @@ def pick(page: Page, dialog: Locator, field: str, *options: str) -> None:
 def result(page: Page) -> str:
     """Wait for the tool result the Inspector shows and return its text."""
     shown = page.get_by_text(RESULT).first
+    expect(shown).to_be_visible(timeout=TIMEOUT_MS)
+    return shown.inner_text().strip()
+
+
+def outcome(page: Page) -> str:
+    """Wait for the tool result or the Inspector's tool error, and return its text."""
+    shown = page.get_by_text(RESULT).or_(page.get_by_text(FAILURE)).first
     expect(shown).to_be_visible(timeout=TIMEOUT_MS)
     return shown.inner_text().strip()

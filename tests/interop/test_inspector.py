@@ -15,7 +15,14 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 from tests.interop._facts import Observe
-from tests.interop._inspector import call_tool, connect, pick, result, running_inspector
+from tests.interop._inspector import (
+    call_tool,
+    connect,
+    outcome,
+    pick,
+    result,
+    running_inspector,
+)
 from tests.interop._tools import CHROMIUM, require_inspector
 
 CLIENT = "mcp-inspector"
@@ -58,9 +65,11 @@ def connected(browser: Browser, inspector: tuple[str, str], observe: Observe) ->
 @pytest.fixture
 def page(connected: Page) -> Iterator[Page]:
     yield connected
+    # A dialog still open (a form a failed test left, or one still closing) would cover the
+    # next test's clicks: close it the way a person would, with Escape.
     dialog = connected.get_by_role("dialog")
-    if dialog.count():  # a failed test left its form open: close it for the next one
-        dialog.get_by_role("button", name="Cancel").click()
+    if dialog.count():
+        connected.keyboard.press("Escape")
         expect(dialog).to_have_count(0)
 
 
@@ -171,3 +180,37 @@ def test_optional_fields_left_alone(
     shoot(page, artifacts, inspector, "preferences-untouched")
     dialog.get_by_role("button", name="Submit").click()
     observe(CLIENT, inspector[0], "untouched_optional_form", result(page))
+
+
+@pytest.mark.parametrize("field", ["Pillow", "Floor"])
+def test_a_cleared_optional_field_breaks_the_inspectors_answer(
+    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path, field: str
+) -> None:
+    # Kept last: the Inspector may give up on this call. Choosing an option and choosing
+    # it again clears a select (the Inspector then sends null); typing and deleting a
+    # number leaves its key undefined. Where its own SDK rejects that answer, it never
+    # reaches the server, and no schema elicitkit could send avoids it: documented.
+    era = inspector[0]
+    dialog = open_form(page, "preferences")
+    if field == "Pillow":
+        pick(page, dialog, "Pillow", "soft")
+        pick(page, dialog, "Pillow", "soft")
+    else:
+        dialog.get_by_role("textbox", name="Floor").fill("3")
+        dialog.get_by_role("textbox", name="Floor").fill("")
+    shoot(page, artifacts, inspector, f"preferences-cleared-{field.lower()}")
+    dialog.get_by_role("button", name="Submit").click()
+    text = outcome(page)
+    if text.startswith("PREFS"):
+        assert text == "PREFS pillow=None view=garden newsletter=None towels=None floor=None"
+        summary = "arrives as absent"
+    elif text.startswith("Error executing tool"):
+        assert text.startswith(
+            "Error executing tool preferences: The client answered the form with an error "
+            "instead of an answer: Invalid elicitation result:"
+        )
+        assert f'"path": [ "content", "{field.lower()}" ]' in text
+        summary = "the client answers error -32602" if text.endswith("(code -32602).") else text
+    else:
+        summary = f"the call fails in the client: {text}"
+    observe(CLIENT, era, f"cleared_optional_{'select' if field == 'Pillow' else 'number'}", summary)
