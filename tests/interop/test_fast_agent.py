@@ -174,3 +174,20 @@ def test_optional_fields_left_alone(fast_agent: FastAgent, observe: Observe) -> 
     observe(
         CLIENT, fast_agent.era, "untouched_optional_form", fast_agent.submit(*["Tab"] * 5, "Enter")
     )
+
+
+def test_short_text_is_stopped_in_the_form(fast_agent: FastAgent, observe: Observe) -> None:
+    fast_agent.call("plan_stay")
+    fill_stay(fast_agent, "A", "2026-12-24")  # the guest's name needs at least 2 characters
+    results = fast_agent.terminal.count_printed(RESULT)
+    fast_agent.terminal.press("Tab", "Enter")
+    try:
+        fast_agent.terminal.wait_screen(r"Error: 'Guest': Need 1 more char", timeout=15)
+    except AssertionError:
+        stopped = False
+    else:
+        stopped = True
+    fast_agent.shoot("plan_stay-short-text")
+    observe(CLIENT, fast_agent.era, "checks_min_length", stopped)
+    assert fast_agent.terminal.count_printed(RESULT) == results  # nothing was sent
+    assert fast_agent.submit("Escape") == "NO STAY: cancel"
