@@ -32,8 +32,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_inspector(launcher: Path, era: str, workdir: Path) -> Iterator[str]:
-    """Run `mcp-inspector --web --protocol-era ERA` on the interop server; yield its URL.
+def running_inspector(
+    launcher: Path, era: str, workdir: Path, server: Path = SERVER
+) -> Iterator[str]:
+    """Run `mcp-inspector --web --protocol-era ERA` on a stdio server; yield its URL.
 
     The Inspector and every server it spawns share a new process group, which is ended on
     exit. Its log is kept in WORKDIR.
@@ -54,7 +56,7 @@ def running_inspector(launcher: Path, era: str, workdir: Path) -> Iterator[str]:
     log = workdir / f"inspector-{era}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(launcher), "--web", "--protocol-era", era, sys.executable, str(SERVER)],
+            [str(launcher), "--web", "--protocol-era", era, sys.executable, str(server)],
             cwd=workdir,
             env=env,
             stdout=out,
@@ -133,9 +135,9 @@ def pick(page: Page, dialog: Locator, field: str, *options: str) -> None:
     dialog.get_by_text("Elicitation Request").click()  # click outside: the list closes
 
 
-def result(page: Page) -> str:
+def result(page: Page, pattern: re.Pattern[str] = RESULT) -> str:
     """Wait for the tool result the Inspector shows and return its text."""
-    shown = page.get_by_text(RESULT).first
+    shown = page.get_by_text(pattern).first
     expect(shown).to_be_visible(timeout=TIMEOUT_MS)
     return shown.inner_text().strip()
 
