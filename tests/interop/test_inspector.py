@@ -209,7 +209,9 @@ def test_a_cleared_optional_field_breaks_the_inspectors_answer(
             "Error executing tool preferences: The client answered the form with an error "
             "instead of an answer: Invalid elicitation result:"
         )
-        assert f'"path": [ "content", "{field.lower()}" ]' in text
+        # The client's own message is cut to 300 characters before its field path (issue 6).
+        received = "null" if field == "Pillow" else "undefined"
+        assert f"Invalid input: expected string, received {received}" in text
         summary = "the client answers error -32602" if text.endswith("(code -32602).") else text
     else:
         summary = f"the call fails in the client: {text}"
