@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import socket
 import statistics
 import subprocess
@@ -148,6 +149,7 @@ async def modern_dialogues(url: str, total: int, clients: int = CLIENTS) -> dict
 
 
 async def run(quick: bool) -> dict[str, Any]:
+    logging.getLogger().setLevel(logging.WARNING)  # the client's per-request log lines
     total, clients = (20, 4) if quick else (1000, CLIENTS)
     port = _free_port()
     process = subprocess.Popen(  # noqa: S603, ASYNC220  (this interpreter, our script)

@@ -30,6 +30,7 @@ import dataclasses
 import enum
 import gc
 import json
+import logging
 import os
 import socket
 import statistics
@@ -293,6 +294,8 @@ async def measure_group(
 
 async def run(quick: bool) -> list[Row]:
     servers = {"ek": ek_server(), "sdk": sdk_server(), "hand": hand_server()}
+    # MCPServer configures logging at INFO: an HTTP log line per request, timed otherwise.
+    logging.getLogger().setLevel(logging.WARNING)
     asks = (1,) if quick else (1, 3, 10)
     rounds = 1 if quick else 7
     rows: list[Row] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from elicitkit import ask, install
 
 server = install(MCPServer("pending"))
+logging.getLogger().setLevel(logging.WARNING)  # MCPServer logs every request at INFO
 
 
 @dataclass
