@@ -14,6 +14,7 @@ import os
 import platform
 import sys
 import time
+import traceback
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
@@ -178,6 +179,7 @@ def main() -> None:
     targets: list[Target] = []
     lines = machine(quick)
     body: list[str] = []
+    failed: list[str] = []
     for section in (
         roundtrip_section,
         decode_section,
@@ -185,11 +187,19 @@ def main() -> None:
         state_section,
         pending_section,
     ):
-        print(f"running {section.__name__.removesuffix('_section')} ...", file=sys.stderr)
-        body += section(quick, targets)
+        name = section.__name__.removesuffix("_section")
+        print(f"running {name} ...", file=sys.stderr)
+        try:
+            body += section(quick, targets)
+        except Exception as error:  # noqa: BLE001  (reported, and the run fails at the end)
+            traceback.print_exc()
+            failed.append(name)
+            body += [f"## {name}: FAILED", "", f"`{error!r}`", ""]
     lines += targets_section(targets) + body
     arguments.output.write_text("\n".join(lines))
     print("\n".join(lines))
+    if failed:
+        sys.exit(f"benchmark sections failed: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

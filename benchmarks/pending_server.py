@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from elicitkit import ask, install
@@ -56,4 +57,14 @@ def stats() -> str:
 
 
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    # Keep idle connections open longer than uvicorn's 5 s: under a thousand concurrent
+    # calls on a loaded machine, a client may reuse a pooled connection just as the server
+    # closes it, and httpx does not retry that (a ReadError that says nothing about us).
+    uvicorn.run(
+        server.streamable_http_app(),
+        host="127.0.0.1",
+        port=int(sys.argv[1]),
+        log_level="warning",
+        timeout_keep_alive=300,
+        backlog=4096,
+    )
