@@ -27,11 +27,17 @@ class Channel(Protocol):
         """
         ...
 
-    async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
+    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
         """Send ``elicitation/create`` mid-call (handshake eras) and return the raw result.
+
+        Args:
+            params: The request's params.
+            within: Seconds to wait for the answer (``None``: no limit). On expiry the
+                client is told the request is withdrawn.
 
         Raises:
             ElicitationFailed: The client answered with an error.
+            ElicitationTimeout: No answer within ``within`` seconds.
         """
         ...
 
@@ -57,6 +63,7 @@ class ToolRun:
             in this run: the next default key's number.
         refusal: Why ``ask()`` cannot be used in this call at all (e.g. the tool also uses
             the SDK's own ``Resolve``), or ``None``.
+        target: The tool's name (or the prompt's, or the resource's URI), for the log.
     """
 
     channel: Channel
@@ -64,6 +71,7 @@ class ToolRun:
     keys: set[str] = field(default_factory=set[str])
     defaults: dict[str, int] = field(default_factory=dict[str, int])
     refusal: str | None = None
+    target: str = ""
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")

@@ -42,6 +42,7 @@ from elicitkit._compat import BaseExceptionGroup
 from elicitkit._errors import (
     ClientDisconnected,
     ElicitationFailed,
+    ElicitationTimeout,
     ElicitationUnsupported,
     ElicitError,
     FormDefinitionError,
@@ -50,6 +51,7 @@ from elicitkit._limits import ReplayLimits
 from elicitkit._replay import NeedInput, Replay, WireQuestion
 from elicitkit._run import ToolRun, current_run
 from elicitkit._store import Claim, MemoryStore, OutcomeStore
+from elicitkit._timeouts import timed_out
 from elicitkit._wire_values import sendable_text
 
 logger = logging.getLogger(__name__)
@@ -174,7 +176,9 @@ class ElicitkitMiddleware:
             if modern
             else None
         )
-        run = ToolRun(_Channel(ctx, modern=modern), replay, refusal=self._refusal(ctx))
+        run = ToolRun(
+            _Channel(ctx, modern=modern), replay, refusal=self._refusal(ctx), target=_target(ctx)
+        )
         token = current_run.set(run)
         try:
             if replay is None or replay.dialogue is None:
@@ -417,14 +421,22 @@ class _Channel:
             return "it declared elicitation in URL mode only"
         return None
 
-    async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
+    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
         request = cast("types.ServerRequest", _ElicitationCreate(params=params))
         try:
-            result = await self._ctx.session.send_request(
-                request,
-                types.ElicitResult,
-                metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
-            )
+            # The SDK applies no timeout of its own to a server's request (it waits for
+            # ever), so elicitkit's clock is the only one. It is a cancel scope rather than
+            # the SDK's request timeout, so a client's own "timed out" error (-32001) is not
+            # mistaken for ours; cancelled, the SDK tells the client (notifications/cancelled)
+            # that the request is withdrawn.
+            with anyio.fail_after(within):
+                result = await self._ctx.session.send_request(
+                    request,
+                    types.ElicitResult,
+                    metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+                )
+        except TimeoutError:
+            raise self.surface(ElicitationTimeout(timed_out(within or 0.0))) from None
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED:
                 raise self.surface(ClientDisconnected(_DISCONNECTED)) from None
