@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -39,6 +39,18 @@ class Channel(Protocol):
             ElicitationFailed: The client answered with an error.
             ElicitationTimeout: No answer within ``within`` seconds.
         """
+        ...
+
+    def why_no_url(self) -> str | None:
+        """Say why this call cannot send the user to a URL, or ``None`` if it can."""
+        ...
+
+    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
+        """Return how to send ``notifications/elicitation/complete`` to this client only."""
+        ...
+
+    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
+        """Return the URL-elicitation-required error (-32042) for this URL."""
         ...
 
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:

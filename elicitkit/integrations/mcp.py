@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import new_class
 from typing import Any, Literal, cast
 
@@ -32,7 +32,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.request_state import RequestStateBoundary
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.methods import is_input_required
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -457,6 +457,34 @@ class _Channel:
                 )
             ) from None
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def why_no_url(self) -> str | None:
+        """Say why the client cannot open a URL (see `Channel.why_no_url`)."""
+        session = self._ctx.session
+        if not session.can_send_request:
+            return "the server cannot send it a request during this call"
+        capabilities = session.client_capabilities
+        elicitation = capabilities.elicitation if capabilities is not None else None
+        if elicitation is None:
+            return "it did not declare the elicitation capability"
+        if elicitation.url is None:
+            return "it declared elicitation without URL mode"
+        return None
+
+    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
+        """Notify this call's session only (see `Channel.completion_notifier`)."""
+        session = self._ctx.session
+
+        async def notify() -> None:
+            await session.send_elicit_complete(elicitation_id)
+
+        return notify
+
+    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
+        """The SDK's -32042 error for one URL (see `Channel.url_required`)."""
+        return UrlElicitationRequiredError(
+            [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
+        )
 
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
         """Make ``error`` reach the client readably if the tool does not catch it.
