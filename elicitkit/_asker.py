@@ -204,7 +204,7 @@ async def _attempt(
         carried = replay.carried(question.key, question.digest)
         raise _Rejected(error, [] if carried is None else carried.kept) from None
     if answer is None:
-        raise _need_input(replay, (question,), channel)
+        raise need_input(replay, (question,), channel)
     return answer
 
 
@@ -334,7 +334,7 @@ async def _ask_round(
         else:
             answered.append(result)
     if unanswered:
-        raise _need_input(replay, tuple(unanswered), channel)
+        raise need_input(replay, tuple(unanswered), channel)
     return tuple(answered)
 
 
@@ -348,7 +348,7 @@ def _current_run() -> ToolRun:
     return run
 
 
-def _need_input(
+def need_input(
     replay: Replay, questions: tuple[WireQuestion, ...], channel: Channel
 ) -> BaseException:
     """The signal that ends the run with these questions, or the limit error it hit."""

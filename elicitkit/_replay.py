@@ -20,6 +20,7 @@ later version can add fields, and a different ``v`` is not ours::
                                   #   "i" (invalid) with its [[field, message], ...] and
                                   #   optionally the values that passed, kept as the
                                   #   re-ask's defaults; or "t" (timed out)
+     "u": {key: id, ...},         # URL-mode questions' correlation ids (optional)
      "p": [[key, digest, deadline], ...]}  # the questions the last round asked, each with
                                   #   the Unix time after which its answer is too late
                                   #   (optional: no deadline)
@@ -131,6 +132,7 @@ class Replay:
         pending: The questions the previous round asked, key to digest.
         deadlines: The Unix time after which each pending question's answer is too late.
         asked_at: When the previous round asked (Unix seconds), if known.
+        correlations: The correlation id of each URL-mode question, by key.
         responses: The request's raw ``inputResponses``.
         limits: The caps this dialogue runs under.
     """
@@ -141,6 +143,7 @@ class Replay:
     pending: dict[str, str] = field(default_factory=dict[str, str])
     deadlines: dict[str, float] = field(default_factory=dict[str, float])
     asked_at: float | None = None
+    correlations: dict[str, str] = field(default_factory=dict[str, str])
     responses: Mapping[object, object] = field(default_factory=dict[object, object])
     limits: ReplayLimits = field(default_factory=ReplayLimits)
 
@@ -162,10 +165,11 @@ class Replay:
         state = _decode_state(request_state)
         if state is None:
             return replay
-        dialogue, rounds, answers, pending, deadlines, asked_at = state
+        dialogue, rounds, answers, pending, deadlines, asked_at, correlations = state
         replay.dialogue, replay.rounds = dialogue, rounds
         replay.answers, replay.pending = answers, pending
         replay.deadlines, replay.asked_at = deadlines, asked_at
+        replay.correlations = correlations
         if pending and isinstance(input_responses, Mapping):
             replay.responses = cast("Mapping[object, object]", input_responses)
         return replay
@@ -211,6 +215,7 @@ class Replay:
             "r": rounds,
             "t": round(now, 3),
             "a": [_answer_entry(key, answer) for key, answer in self.answers.items()],
+            **({"u": self.correlations} if self.correlations else {}),
             "p": [
                 [question.key, question.digest]
                 if question.timeout is None
@@ -259,9 +264,12 @@ def _encode(state: dict[str, Any]) -> str:
 _WORTH_COMPRESSING = 200
 
 
-def _decode_state(
-    request_state: object,
-) -> tuple[str, int, dict[str, Carried], dict[str, str], dict[str, float], float | None] | None:
+_Decoded = tuple[
+    str, int, dict[str, Carried], dict[str, str], dict[str, float], float | None, dict[str, str]
+]
+
+
+def _decode_state(request_state: object) -> _Decoded | None:
     if not isinstance(request_state, str):
         return None
     plain = request_state
@@ -303,7 +311,14 @@ def _decode_state(
                 deadlines[entry[0]] = float(entry[2])
     asked_at = fields.get("t")
     when = float(asked_at) if isinstance(asked_at, int | float) else None
-    return dialogue, rounds, answers, pending, deadlines, when
+    return dialogue, rounds, answers, pending, deadlines, when, _correlations(fields.get("u"))
+
+
+def _correlations(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    pairs = cast("dict[object, object]", value).items()
+    return {k: v for k, v in pairs if isinstance(k, str) and isinstance(v, str)}
 
 
 def _list(value: object) -> list[list[Any]]:

@@ -21,8 +21,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, Protocol
 from urllib.parse import urlsplit
 
-from elicitkit._errors import ElicitationUnsupported, ElicitError
-from elicitkit._result import ElicitResultTyped
+from elicitkit._asker import need_input
+from elicitkit._errors import ElicitationUnsupported, ElicitError, FormDefinitionError
+from elicitkit._replay import Carried, Replay, WireQuestion, question_digest
+from elicitkit._result import Action, ElicitResultTyped
 from elicitkit._run import ToolRun, current_run
 from elicitkit._timeouts import DEFAULT_TIMEOUT, check_timeout
 from elicitkit._wire_values import sendable_text
@@ -148,42 +150,55 @@ def _is_local(host: str) -> bool:
 
 async def ask_url(
     message: str,
-    url: str,
+    url: str | Callable[[str], str],
     *,
     elicitation_id: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    completed: Callable[[str], Awaitable[bool]] | None = None,
+    key: str | None = None,
 ) -> ElicitResultTyped[str]:
     """Ask the user to open ``url`` (URL-mode elicitation), for OAuth, payments or secrets.
 
     The answer says whether the user agreed to open the page, not that they finished
     there: your page's callback calls `complete_url` with the elicitation id when they
-    have, and the client is told. Needs MCP 2025-11-25 and a client that declared URL
-    mode.
+    have, and the client is told (2025-11-25). On 2026-07-28 the URL goes out inside the
+    call's ``InputRequiredResult``; when the client retries, ``completed(id)`` is asked
+    whether the page is done, and the same URL is asked again until it is. The id is
+    minted in the first round and carried in the sealed state (bound by the SDK to the
+    tool, its arguments and the principal).
 
     Args:
         message: Why the user should open the page.
         url: The page: ``https://`` (plain ``http://`` only on localhost), with no user
-            name or password in it.
+            name or password in it; or a function from the elicitation id to the page, so
+            the URL can carry the id (needed on 2026-07-28, where the id comes from the
+            state).
         elicitation_id: The id to use, e.g. one from `new_elicitation_id` that your URL
             already carries; default: a fresh unguessable one.
         timeout: Seconds the user has to answer the request (default 600), or ``None``.
+        completed: 2026-07-28: tells whether the user finished on the page with this id.
+            Default: the user's consent is taken as done.
+        key: 2026-07-28: the question's key (default ``url#1``, ``url#2``, ...).
 
     Returns:
         ``accept`` with ``.content`` the elicitation id, or a decline or a cancel.
 
     Raises:
         ElicitationUnsupported: The client did not declare URL mode; nothing was sent.
-        ElicitError: The call speaks MCP 2026-07-28, which ``ask_url`` does not serve yet.
+        ElicitationUnsupported: The call speaks MCP 2025-06-18, which has no URL mode.
         ValueError: ``url`` is not a safe URL to send a user to.
     """
-    check_url(url)
     timeout = check_timeout(timeout)
     run = _url_run()
+    if run.replay is not None:
+        return await _asked_by_replay(
+            run, run.replay, message, url, completed=completed, key=key, timeout=timeout
+        )
     eid = elicitation_id or new_elicitation_id()
     params: dict[str, Any] = {
         "mode": "url",
         "message": sendable_text(message),
-        "url": url,
+        "url": check_url(url(eid) if callable(url) else url),
         "elicitationId": eid,
     }
     channel = run.channel
@@ -232,12 +247,12 @@ def _url_run() -> ToolRun:
             "ask_url() only inside its tools."
         ) from None
     channel = run.channel
-    if channel.protocol != "2025-11-25":
+    if channel.protocol not in ("2025-11-25", "2026-07-28"):
         raise channel.surface(
             ElicitationUnsupported(
                 f"URL mode is not available on this call: it speaks MCP {channel.protocol}, "
-                "and elicitkit's ask_url() serves MCP 2025-11-25 only so far. Send the user "
-                "the link in the tool's result instead."
+                "which has no URL mode (it arrived in 2025-11-25). Send the user the link in "
+                "the tool's result instead."
             )
         )
     why_not = channel.why_no_url()
@@ -250,3 +265,49 @@ def _url_run() -> ToolRun:
             )
         )
     return run
+
+
+async def _asked_by_replay(
+    run: ToolRun,
+    replay: Replay,
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    completed: Callable[[str], Awaitable[bool]] | None,
+    key: str | None,
+    timeout: float | None,
+) -> ElicitResultTyped[str]:
+    """2026-07-28: the URL question in the replay, its correlation id in the state."""
+    channel = run.channel
+    if key is None:
+        number = run.defaults.get("url", 0) + 1
+        run.defaults["url"] = number
+        key = f"url#{number}"
+    if key in run.keys:
+        raise FormDefinitionError(
+            f"Two questions in one call use the key {key!r}, so their answers could not be "
+            "told apart. Give each ask_url() its own key."
+        )
+    run.keys.add(key)
+    cid = replay.correlations.get(key) or new_elicitation_id()
+    replay.correlations[key] = cid
+    params: dict[str, Any] = {
+        "mode": "url",
+        "message": sendable_text(message),
+        "url": check_url(url(cid) if callable(url) else url),
+    }
+    question = WireQuestion(key, question_digest(params), params, timeout)
+    carried = replay.carried(question.key, question.digest)
+    if carried is None:
+        raw = replay.response(question.key, question.digest)
+        said = None if raw is None else raw.get("action")
+        if said not in ("accept", "decline", "cancel"):
+            raise need_input(replay, (question,), channel)  # not answered (yet)
+        if said == "accept" and completed is not None and not await completed(cid):
+            raise need_input(replay, (question,), channel)  # not done on the page: again
+        carried = Carried(question.digest, str(said))
+        replay.keep(question.key, carried)
+    if carried.action == "accept":
+        return ElicitResultTyped("accept", cid, _surface=channel.surface)
+    action: Action = "decline" if carried.action == "decline" else "cancel"
+    return ElicitResultTyped(action, None, _surface=channel.surface)

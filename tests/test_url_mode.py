@@ -245,11 +245,11 @@ async def test_unsafe_urls_are_refused_before_anything_is_sent(url: str, message
             id="form-only-client",
         ),
         pytest.param(
-            "auto",
-            "URL mode is not available on this call: it speaks MCP 2026-07-28, and elicitkit's "
-            "ask_url() serves MCP 2025-11-25 only so far. Send the user the link in the tool's "
-            "result instead.",
-            id="2026-07-28",
+            "2025-06-18",
+            "URL mode is not available on this call: it speaks MCP 2025-06-18, which has no URL "
+            "mode (it arrived in 2025-11-25). Send the user the link in the tool's result "
+            "instead.",
+            id="2025-06-18",
         ),
     ],
 )
@@ -258,14 +258,50 @@ async def test_url_capability_is_checked_apart_from_forms(mode: str, message: st
     from elicitkit.testing import PROFILES, connect  # noqa: PLC0415
 
     server = make_server("http://127.0.0.1:1")
-    if mode == "legacy":
-        async with connect(server, profile=PROFILES["form-only"], protocol="2025-11-25") as client:
-            result = await client.call_tool("ask_anyway", {})
-    else:
-
-        async def never(context: Any, params: Any) -> types.ElicitResult:
-            raise AssertionError("nothing is asked")
-
-        async with Client(server, mode="auto", elicitation_callback=never) as client:
-            result = await client.call_tool("ask_anyway", {})
+    profile = PROFILES["form-only"] if mode == "legacy" else None
+    protocol = "2025-11-25" if mode == "legacy" else mode
+    async with connect(server, profile=profile, protocol=protocol) as client:
+        result = await client.call_tool("ask_anyway", {})
     assert text_of(result) == message
+
+
+async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says_done() -> None:
+    server = install(MCPServer("oauth-2026"))
+    done: set[str] = set()
+    checked: list[str] = []
+    effects: list[str] = []
+
+    async def is_done(cid: str) -> bool:
+        checked.append(cid)
+        return cid in done
+
+    @server.tool()
+    async def connect() -> str:
+        answer = await ask_url(
+            "Sign in to Acme",
+            lambda cid: f"https://acme.example/authorize?state={cid}",
+            completed=is_done,
+        )
+        effects.append("connected")
+        return f"{answer.action}:{answer.content}"
+
+    shown: list[types.ElicitRequestURLParams] = []
+
+    async def browser(context: Any, params: Any) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        shown.append(params)
+        if len(shown) == 2:  # the second time, the user finishes on the page
+            done.add(params.url.rsplit("=", 1)[1])
+        return types.ElicitResult(action="accept")
+
+    async with Client(server, mode="auto", elicitation_callback=browser) as client:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("connect", {})
+    first, second = shown
+    assert first.url == second.url  # the same page, the same id, from the sealed state
+    assert first.elicitation_id is None  # no id and no notification on 2026-07-28
+    cid = first.url.rsplit("=", 1)[1]
+    assert len(cid) >= 22
+    assert checked == [cid, cid]
+    assert text_of(result) == f"accept:{cid}"
+    assert effects == ["connected"]

@@ -461,7 +461,7 @@ class _Channel:
     def why_no_url(self) -> str | None:
         """Say why the client cannot open a URL (see `Channel.why_no_url`)."""
         session = self._ctx.session
-        if not session.can_send_request:
+        if not self._modern and not session.can_send_request:
             return "the server cannot send it a request during this call"
         capabilities = session.client_capabilities
         elicitation = capabilities.elicitation if capabilities is not None else None
