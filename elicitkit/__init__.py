@@ -11,6 +11,7 @@ from elicitkit._errors import (
     ElicitationCancelled,
     ElicitationDeclined,
     ElicitationFailed,
+    ElicitationTimeout,
     ElicitationUnsupported,
     ElicitError,
     FieldError,
@@ -23,6 +24,15 @@ from elicitkit._metadata import Email, FormField, Uri
 from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
 from elicitkit._result import Action, ElicitResultTyped
 from elicitkit._store import Claim, MemoryStore, OutcomeStore
+from elicitkit._url_mode import (
+    CompletionRouter,
+    LocalCompletions,
+    ask_url,
+    complete_url,
+    new_elicitation_id,
+    require_url,
+    use_completions,
+)
 from elicitkit.integrations import install
 
 __all__ = [
@@ -31,17 +41,20 @@ __all__ = [
     "Action",
     "Claim",
     "ClientDisconnected",
+    "CompletionRouter",
     "ElicitError",
     "ElicitResultTyped",
     "ElicitationCancelled",
     "ElicitationDeclined",
     "ElicitationFailed",
+    "ElicitationTimeout",
     "ElicitationUnsupported",
     "Email",
     "FieldError",
     "FormDefinitionError",
     "FormField",
     "InvalidContent",
+    "LocalCompletions",
     "MemoryStore",
     "OutcomeStore",
     "ProtocolVersion",
@@ -52,8 +65,13 @@ __all__ = [
     "Uri",
     "ask",
     "ask_all",
+    "ask_url",
+    "complete_url",
     "form",
     "install",
+    "new_elicitation_id",
     "parse_content",
     "requested_schema",
+    "require_url",
+    "use_completions",
 ]

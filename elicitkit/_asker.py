@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast, overload
 
 from elicitkit._errors import (
+    ClientDisconnected,
     ElicitationFailed,
+    ElicitationTimeout,
     ElicitationUnsupported,
     ElicitError,
     FieldError,
@@ -18,10 +21,19 @@ from elicitkit._errors import (
 from elicitkit._forms import compiled_form, form_spec, parse_content, requested_schema
 from elicitkit._formspec import FormSpec, Shape
 from elicitkit._introspect import humanise
+from elicitkit._observe import log_question
 from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
 from elicitkit._replay import Carried, NeedInput, Replay, WireQuestion, question_digest
 from elicitkit._result import ElicitResultTyped
+from elicitkit._retry import (
+    DEFAULT_RETRIES,
+    RETRY_MARK,
+    check_retries,
+    corrected_params,
+    kept_values,
+)
 from elicitkit._run import Channel, ToolRun, current_run
+from elicitkit._timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
 from elicitkit._wire_values import sendable_text
 
 T = TypeVar("T")
@@ -36,14 +48,29 @@ OUTSIDE_A_TOOL = (
 
 @overload
 async def ask(
-    tp: type[T], message: str | None = None, *, key: str | None = None
+    tp: type[T],
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> ElicitResultTyped[T]: ...
 @overload
 async def ask(
-    tp: Any, message: str | None = None, *, key: str | None = None
+    tp: Any,
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> ElicitResultTyped[Any]: ...
 async def ask(
-    tp: Any, message: str | None = None, *, key: str | None = None
+    tp: Any,
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> ElicitResultTyped[Any]:
     """Ask the user to fill in a form, and return the typed answer.
 
@@ -61,6 +88,12 @@ async def ask(
         key: The question's key on the wire on 2026-07-28 (1 to 64 letters, digits, ``_``,
             ``-``, ``.``), unique within the call. Defaults to the form's name and how many
             times this call has asked that form, e.g. ``address#1``.
+        retries: How many times to ask again after an answer that does not fit the form
+            (0 to 20; default 2): the same form, the problems added to the message in
+            plain words, and the fields that were fine offered as defaults where the
+            protocol version allows defaults.
+        timeout: Seconds the user has to answer each time the form is shown (default 600),
+            or ``None`` for no limit.
 
     Returns:
         The outcome: ``is_accepted()`` with ``.content`` of type ``tp``, or a decline or a
@@ -68,24 +101,147 @@ async def ask(
 
     Raises:
         ElicitationUnsupported: The client cannot show forms; nothing was sent.
-        InvalidContent: The user's answer does not fit the form; ``.errors`` says why.
+        InvalidContent: The user's answer still did not fit the form after ``retries``
+            re-asks; ``.errors`` says why.
+        ElicitationTimeout: The user did not answer within ``timeout`` seconds.
         ElicitationFailed: The client answered with an error.
         FormDefinitionError: ``tp`` cannot be expressed as a form, or ``key`` is malformed
             or already used in this call; nothing was sent.
         TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
         StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
         ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
+        ValueError: ``retries`` or ``timeout`` is out of range.
     """
+    retries, timeout = check_retries(retries), check_timeout(timeout)
     run = _current_run()
-    tp, spec, version, question = _prepare(run, tp, message, key)
+    prepared = _prepare(run, tp, message, key, timeout)
+    return await ask_until_valid(run, prepared, retries)
+
+
+async def ask_until_valid(
+    run: ToolRun,
+    prepared: tuple[Any, FormSpec, ProtocolVersion, WireQuestion],
+    retries: int,
+) -> ElicitResultTyped[Any]:
+    """Ask one question; re-ask after an invalid answer, up to ``retries`` times.
+
+    Each re-ask is its own question (on 2026-07-28 its key is the question's key, ``~``
+    and the attempt number), built from the errors and kept values alone, so every round
+    renders it identically. Logs the outcome once, in the round it becomes known.
+    """
+    tp, spec, version, question = prepared
+    replay = run.replay
+    base, attempt = question, 0
+    invalid_fields: list[str] = []
+    while True:
+        # An outcome carried from an earlier round was logged in that round.
+        fresh = replay is None or replay.carried(question.key, question.digest) is None
+        started = time.monotonic()
+
+        log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
+        try:
+            result = await _attempt(run, tp, spec, version, question)
+        except _Rejected as rejected:
+            invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
+            if attempt >= retries:
+                log.outcome("invalid", invalid_fields)
+                raise run.channel.surface(rejected.error) from None
+            attempt += 1
+            question = _again(run, spec, base, rejected, attempt)
+            continue
+        except ElicitError as error:
+            log.outcome(_outcome_of(error), invalid_fields)
+            raise
+        log.outcome(result.action, invalid_fields)
+        return result
+
+
+@dataclass(frozen=True)
+class _Log:
+    """Logs one attempt's outcome, unless an earlier round already did."""
+
+    run: ToolRun
+    key: str
+    fresh: bool
+    started: float
+    retries: int
+
+    def outcome(self, outcome: str, invalid_fields: list[str]) -> None:
+        if self.fresh:
+            log_question(
+                tool=self.run.target,
+                protocol=self.run.channel.protocol,
+                key=self.key,
+                outcome=outcome,
+                seconds=_seconds(self.run.replay, self.started),
+                retries=self.retries,
+                invalid_fields=invalid_fields,
+            )
+
+
+async def _attempt(
+    run: ToolRun, tp: Any, spec: FormSpec, version: ProtocolVersion, question: WireQuestion
+) -> ElicitResultTyped[Any]:
+    """Ask ``question`` once (or take its answer from the replay).
+
+    Raises:
+        _Rejected: The answer does not fit the form.
+        NeedInput: 2026-07-28, not answered yet: the run ends with the question.
+    """
     channel, replay = run.channel, run.replay
-    if replay is None:  # handshake eras: ask mid-call
-        raw = await channel.send(question.params)
-        return _typed_result(tp, spec, raw, version, channel)
-    result = _replayed(replay, tp, spec=spec, version=version, question=question, channel=channel)
-    if result is None:
-        raise _need_input(replay, (question,), channel)
-    return result
+    if replay is None:
+        raw = await channel.send(question.params, question.timeout)
+        try:
+            return _typed_result(tp, spec, raw, version, channel)
+        except InvalidContent as error:
+            kept = kept_values(spec, raw.get("content"), error.errors, version)
+            raise _Rejected(error, kept) from None
+    try:
+        answer = _replayed(
+            replay, tp, spec=spec, version=version, question=question, channel=channel
+        )
+    except InvalidContent as error:
+        carried = replay.carried(question.key, question.digest)
+        raise _Rejected(error, [] if carried is None else carried.kept) from None
+    if answer is None:
+        raise need_input(replay, (question,), channel)
+    return answer
+
+
+def _seconds(replay: Replay | None, started: float) -> float | None:
+    """Seconds the user took: measured mid-call, or since the round that asked (2026)."""
+    if replay is None:
+        return time.monotonic() - started
+    if replay.asked_at is None:
+        return None
+    return max(0.0, time.time() - replay.asked_at)
+
+
+def _outcome_of(error: ElicitError) -> str:
+    if isinstance(error, ElicitationTimeout):
+        return "timeout"
+    if isinstance(error, ClientDisconnected):
+        return "disconnected"
+    return "failed"
+
+
+class _Rejected(Exception):  # an internal signal: never escapes ask()
+    """An invalid answer, with the values that passed (to offer again as defaults)."""
+
+    def __init__(self, error: InvalidContent, kept: list[Any]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.kept = kept
+
+
+def _again(
+    run: ToolRun, spec: FormSpec, base: WireQuestion, rejected: _Rejected, attempt: int
+) -> WireQuestion:
+    """The re-ask after ``rejected``: the problems in the message, kept values as defaults."""
+    params = corrected_params(base.params, spec, rejected.error.errors, rejected.kept)
+    key = f"{base.key}{RETRY_MARK}{attempt}"
+    run.keys.add(key)
+    return WireQuestion(key, question_digest(params), params, base.timeout)
 
 
 @dataclass(frozen=True)
@@ -164,7 +320,7 @@ async def _ask_round(
     if replay is None:  # handshake eras: one request per question, in order
         results: list[ElicitResultTyped[Any]] = []
         for tp, spec, version, question in prepared:
-            raw = await channel.send(question.params)
+            raw = await channel.send(question.params, question.timeout)
             results.append(_typed_result(tp, spec, raw, version, channel))
         return tuple(results)
     answered: list[ElicitResultTyped[Any]] = []
@@ -178,7 +334,7 @@ async def _ask_round(
         else:
             answered.append(result)
     if unanswered:
-        raise _need_input(replay, tuple(unanswered), channel)
+        raise need_input(replay, tuple(unanswered), channel)
     return tuple(answered)
 
 
@@ -192,7 +348,7 @@ def _current_run() -> ToolRun:
     return run
 
 
-def _need_input(
+def need_input(
     replay: Replay, questions: tuple[WireQuestion, ...], channel: Channel
 ) -> BaseException:
     """The signal that ends the run with these questions, or the limit error it hit."""
@@ -203,7 +359,11 @@ def _need_input(
 
 
 def _prepare(
-    run: ToolRun, tp: Any, message: str | None, key: str | None
+    run: ToolRun,
+    tp: Any,
+    message: str | None,
+    key: str | None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> tuple[Any, FormSpec, ProtocolVersion, WireQuestion]:
     """Check the form and the client, and build the question with its key and digest."""
     channel = run.channel
@@ -222,7 +382,8 @@ def _prepare(
             )
         )
     params, digest = _question(spec, tp, message, version)
-    return tp, spec, version, WireQuestion(_claim_key(run, spec, key), digest, params)
+    question = WireQuestion(_claim_key(run, spec, key), digest, params, timeout)
+    return tp, spec, version, question
 
 
 def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
@@ -301,6 +462,8 @@ def _replayed(
         # and asks again takes the same path every round.
         errors = [FieldError(*pair) for pair in carried.values]
         raise channel.surface(InvalidContent(spec.name, errors))
+    if carried is not None and carried.action == "timeout":
+        raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
     if carried is not None:
         raw: Mapping[str, Any] = {"action": carried.action}
         if carried.action == "accept":
@@ -316,11 +479,17 @@ def _replayed(
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
+    deadline = replay.deadlines.get(question.key)
+    if deadline is not None and time.time() > deadline:
+        # Too late: the question was withdrawn when its time ran out, whatever the answer.
+        replay.keep(question.key, Carried(question.digest, "timeout"))
+        raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
     try:
         result = _typed_result(tp, spec, raw_answer, version, channel)
     except InvalidContent as error:
         problems = [[problem.field, problem.message] for problem in error.errors]
-        replay.keep(question.key, Carried(question.digest, "invalid", problems))
+        kept = kept_values(spec, raw_answer.get("content"), error.errors, version)
+        replay.keep(question.key, Carried(question.digest, "invalid", problems, kept))
         raise
     # Only now, checked, does the answer join the state: its validated wire values only.
     content = raw_answer.get("content") if result.action == "accept" else None

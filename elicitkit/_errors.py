@@ -82,3 +82,13 @@ class ClientDisconnected(ElicitError):
     this error: the tool is cancelled, as any cancelled task, and ``ask()`` raises the
     event loop's cancellation exception.)
     """
+
+
+class ElicitationTimeout(ElicitError):
+    """The user did not answer within the question's ``timeout``.
+
+    On 2025-06-18 and 2025-11-25 the client is told the question is withdrawn (a
+    ``notifications/cancelled`` for the ``elicitation/create`` request). On 2026-07-28,
+    where the question travels in the call's result, an answer that arrives after the
+    question's deadline (carried in the sealed ``requestState``) is refused with this error.
+    """

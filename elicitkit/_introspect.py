@@ -889,7 +889,8 @@ def _plain_number(value: Any) -> int | float:
 URL_MODE_ADVICE = (
     "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment "
     "card data) in form mode. Collect it on a page you control, opened with URL-mode "
-    "elicitation (the SDK's ctx.elicit_url() today)"
+    "elicitation: 'answer = await elicitkit.ask_url(\"Sign in to Acme\", page_url)' in the "
+    "tool, then 'await elicitkit.complete_url(answer.content)' from the page's callback"
 )
 
 

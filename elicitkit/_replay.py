@@ -13,11 +13,17 @@ later version can add fields, and a different ``v`` is not ours::
     {"v": 2,                      # format version
      "d": "<22 chars>",           # the dialogue id: 128 random bits, minted in round one
      "r": 3,                      # rounds asked so far (InputRequiredResults returned)
+     "t": 1796000000.25,          # when the last round asked (Unix seconds; optional)
      "a": [[key, digest, "a", [value, ...]], ...],  # answers: accept/decline/cancel,
                                   #   accepted content as the form's wire values in field
                                   #   order (null: absent), validated, nothing else; or
-                                  #   "i" (invalid) with its [[field, message], ...]
-     "p": [[key, digest], ...]}   # the questions the last round asked
+                                  #   "i" (invalid) with its [[field, message], ...] and
+                                  #   optionally the values that passed, kept as the
+                                  #   re-ask's defaults; or "t" (timed out)
+     "u": {key: id, ...},         # URL-mode questions' correlation ids (optional)
+     "p": [[key, digest, deadline], ...]}  # the questions the last round asked, each with
+                                  #   the Unix time after which its answer is too late
+                                  #   (optional: no deadline)
 
 A digest is 10 base64url characters of the SHA-256 of the rendered question (message and
 schema), so an answer is only ever taken for the very question it was given for. When
@@ -34,6 +40,7 @@ import binascii
 import hashlib
 import json
 import secrets
+import time
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +51,8 @@ from elicitkit._limits import ReplayLimits, StateTooLarge, TooManyRounds
 STATE_VERSION = 2
 # "invalid": an accepted answer that failed the form's checks; its values are the field
 # errors, so every later round raises the very same `InvalidContent` at that ask().
-_ACTIONS = {"accept": "a", "decline": "d", "cancel": "c", "invalid": "i"}
+# "timeout": the answer came after the question's deadline.
+_ACTIONS = {"accept": "a", "decline": "d", "cancel": "c", "invalid": "i", "timeout": "t"}
 _ACTION_NAMES = {code: name for name, code in _ACTIONS.items()}
 _COMPRESSED = "z"
 # A sealed state is ours, so this only bounds a decompression against our own mistakes.
@@ -59,11 +67,13 @@ class WireQuestion:
         key: Its key in ``inputRequests`` / ``inputResponses``.
         digest: The digest of the rendered question (`question_digest`).
         params: The ``elicitation/create`` params.
+        timeout: Seconds the user has to answer, or ``None`` for no limit.
     """
 
     key: str
     digest: str
     params: dict[str, Any]
+    timeout: float | None = None
 
 
 class NeedInput(BaseException):
@@ -101,11 +111,14 @@ class Carried:
         values: The accepted content as wire values in the form's field order (``None``
             where absent); for ``"invalid"``, the ``[field, message]`` of each error;
             empty otherwise.
+        kept: For ``"invalid"``: the wire values that passed, in field order (``None``
+            where not kept), offered as defaults when the question is asked again.
     """
 
     digest: str
     action: str
     values: list[Any] = field(default_factory=list[Any])
+    kept: list[Any] = field(default_factory=list[Any])
 
 
 @dataclass
@@ -117,6 +130,9 @@ class Replay:
         rounds: How many rounds of questions the dialogue has returned so far.
         answers: Answers by question key: those carried in, plus those taken this round.
         pending: The questions the previous round asked, key to digest.
+        deadlines: The Unix time after which each pending question's answer is too late.
+        asked_at: When the previous round asked (Unix seconds), if known.
+        correlations: The correlation id of each URL-mode question, by key.
         responses: The request's raw ``inputResponses``.
         limits: The caps this dialogue runs under.
     """
@@ -125,6 +141,9 @@ class Replay:
     rounds: int = 0
     answers: dict[str, Carried] = field(default_factory=dict[str, Carried])
     pending: dict[str, str] = field(default_factory=dict[str, str])
+    deadlines: dict[str, float] = field(default_factory=dict[str, float])
+    asked_at: float | None = None
+    correlations: dict[str, str] = field(default_factory=dict[str, str])
     responses: Mapping[object, object] = field(default_factory=dict[object, object])
     limits: ReplayLimits = field(default_factory=ReplayLimits)
 
@@ -146,9 +165,11 @@ class Replay:
         state = _decode_state(request_state)
         if state is None:
             return replay
-        dialogue, rounds, answers, pending = state
+        dialogue, rounds, answers, pending, deadlines, asked_at, correlations = state
         replay.dialogue, replay.rounds = dialogue, rounds
         replay.answers, replay.pending = answers, pending
+        replay.deadlines, replay.asked_at = deadlines, asked_at
+        replay.correlations = correlations
         if pending and isinstance(input_responses, Mapping):
             replay.responses = cast("Mapping[object, object]", input_responses)
         return replay
@@ -187,17 +208,20 @@ class Replay:
             )
         if self.dialogue is None:
             self.dialogue = secrets.token_urlsafe(16)
+        now = time.time()
         state: dict[str, Any] = {
             "v": STATE_VERSION,
             "d": self.dialogue,
             "r": rounds,
-            "a": [
-                [key, answer.digest, _ACTIONS[answer.action], _trimmed(answer.values)]
-                if answer.values
-                else [key, answer.digest, _ACTIONS[answer.action]]
-                for key, answer in self.answers.items()
+            "t": round(now, 3),
+            "a": [_answer_entry(key, answer) for key, answer in self.answers.items()],
+            **({"u": self.correlations} if self.correlations else {}),
+            "p": [
+                [question.key, question.digest]
+                if question.timeout is None
+                else [question.key, question.digest, round(now + question.timeout, 3)]
+                for question in questions
             ],
-            "p": [[question.key, question.digest] for question in questions],
         }
         encoded = _encode(state)
         if len(encoded) > limits.max_state_bytes:
@@ -208,6 +232,15 @@ class Replay:
                 "ReplayLimits(max_state_bytes=...) in install()."
             )
         return encoded
+
+
+def _answer_entry(key: str, answer: Carried) -> list[Any]:
+    entry: list[Any] = [key, answer.digest, _ACTIONS[answer.action]]
+    if answer.values or answer.kept:
+        entry.append(_trimmed(answer.values))
+    if answer.kept:
+        entry.append(_trimmed(answer.kept))
+    return entry
 
 
 def _trimmed(values: list[Any]) -> list[Any]:
@@ -231,9 +264,12 @@ def _encode(state: dict[str, Any]) -> str:
 _WORTH_COMPRESSING = 200
 
 
-def _decode_state(
-    request_state: object,
-) -> tuple[str, int, dict[str, Carried], dict[str, str]] | None:
+_Decoded = tuple[
+    str, int, dict[str, Carried], dict[str, str], dict[str, float], float | None, dict[str, str]
+]
+
+
+def _decode_state(request_state: object) -> _Decoded | None:
     if not isinstance(request_state, str):
         return None
     plain = request_state
@@ -258,17 +294,31 @@ def _decode_state(
         return None
     answers: dict[str, Carried] = {}
     for entry in _list(fields.get("a")):
-        if len(entry) in (3, 4) and isinstance(entry[0], str) and isinstance(entry[1], str):
+        if len(entry) in (3, 4, 5) and isinstance(entry[0], str) and isinstance(entry[1], str):
             action = _ACTION_NAMES.get(entry[2]) if isinstance(entry[2], str) else None
-            values: object = entry[3] if len(entry) == 4 else []
-            if action is not None and isinstance(values, list):
-                answers[entry[0]] = Carried(entry[1], action, cast("list[object]", values))
-    pending = {
-        entry[0]: entry[1]
-        for entry in _list(fields.get("p"))
-        if len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], str)
-    }
-    return dialogue, rounds, answers, pending
+            values: object = entry[3] if len(entry) >= 4 else []
+            kept: object = entry[4] if len(entry) == 5 else []
+            if action is not None and isinstance(values, list) and isinstance(kept, list):
+                answers[entry[0]] = Carried(
+                    entry[1], action, cast("list[object]", values), cast("list[object]", kept)
+                )
+    pending: dict[str, str] = {}
+    deadlines: dict[str, float] = {}
+    for entry in _list(fields.get("p")):
+        if len(entry) in (2, 3) and isinstance(entry[0], str) and isinstance(entry[1], str):
+            pending[entry[0]] = entry[1]
+            if len(entry) == 3 and isinstance(entry[2], int | float):
+                deadlines[entry[0]] = float(entry[2])
+    asked_at = fields.get("t")
+    when = float(asked_at) if isinstance(asked_at, int | float) else None
+    return dialogue, rounds, answers, pending, deadlines, when, _correlations(fields.get("u"))
+
+
+def _correlations(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    pairs = cast("dict[object, object]", value).items()
+    return {k: v for k, v in pairs if isinstance(k, str) and isinstance(v, str)}
 
 
 def _list(value: object) -> list[list[Any]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,12 +27,30 @@ class Channel(Protocol):
         """
         ...
 
-    async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
+    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
         """Send ``elicitation/create`` mid-call (handshake eras) and return the raw result.
+
+        Args:
+            params: The request's params.
+            within: Seconds to wait for the answer (``None``: no limit). On expiry the
+                client is told the request is withdrawn.
 
         Raises:
             ElicitationFailed: The client answered with an error.
+            ElicitationTimeout: No answer within ``within`` seconds.
         """
+        ...
+
+    def why_no_url(self) -> str | None:
+        """Say why this call cannot send the user to a URL, or ``None`` if it can."""
+        ...
+
+    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
+        """Return how to send ``notifications/elicitation/complete`` to this client only."""
+        ...
+
+    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
+        """Return the URL-elicitation-required error (-32042) for this URL."""
         ...
 
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
@@ -57,6 +75,7 @@ class ToolRun:
             in this run: the next default key's number.
         refusal: Why ``ask()`` cannot be used in this call at all (e.g. the tool also uses
             the SDK's own ``Resolve``), or ``None``.
+        target: The tool's name (or the prompt's, or the resource's URI), for the log.
     """
 
     channel: Channel
@@ -64,6 +83,7 @@ class ToolRun:
     keys: set[str] = field(default_factory=set[str])
     defaults: dict[str, int] = field(default_factory=dict[str, int])
     refusal: str | None = None
+    target: str = ""
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")

@@ -198,8 +198,9 @@ LOGIN = (
     "Cannot build a form field for 'password' of Login: its name suggests a secret "
     "(password), and MCP forbids asking for secrets (passwords, API keys, tokens, one-time "
     "codes, payment card data) in form mode. Collect it on a page you control, opened with "
-    "URL-mode elicitation (the SDK's ctx.elicit_url() today), or mark the field "
-    "FormField(sensitive=False) if it holds no secret."
+    "URL-mode elicitation: 'answer = await elicitkit.ask_url(\"Sign in to Acme\", page_url)' "
+    "in the tool, then 'await elicitkit.complete_url(answer.content)' from the page's "
+    "callback, or mark the field FormField(sensitive=False) if it holds no secret."
 )
 
 

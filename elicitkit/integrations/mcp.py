@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import new_class
 from typing import Any, Literal, cast
 
@@ -32,7 +32,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.request_state import RequestStateBoundary
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.methods import is_input_required
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -42,6 +42,7 @@ from elicitkit._compat import BaseExceptionGroup
 from elicitkit._errors import (
     ClientDisconnected,
     ElicitationFailed,
+    ElicitationTimeout,
     ElicitationUnsupported,
     ElicitError,
     FormDefinitionError,
@@ -50,6 +51,7 @@ from elicitkit._limits import ReplayLimits
 from elicitkit._replay import NeedInput, Replay, WireQuestion
 from elicitkit._run import ToolRun, current_run
 from elicitkit._store import Claim, MemoryStore, OutcomeStore
+from elicitkit._timeouts import timed_out
 from elicitkit._wire_values import sendable_text
 from elicitkit.integrations._environment import seal_with_environment_key, store_from_environment
 
@@ -179,7 +181,9 @@ class ElicitkitMiddleware:
             if modern
             else None
         )
-        run = ToolRun(_Channel(ctx, modern=modern), replay, refusal=self._refusal(ctx))
+        run = ToolRun(
+            _Channel(ctx, modern=modern), replay, refusal=self._refusal(ctx), target=_target(ctx)
+        )
         token = current_run.set(run)
         try:
             if replay is None or replay.dialogue is None:
@@ -422,14 +426,22 @@ class _Channel:
             return "it declared elicitation in URL mode only"
         return None
 
-    async def send(self, params: dict[str, Any]) -> Mapping[str, Any]:
+    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
         request = cast("types.ServerRequest", _ElicitationCreate(params=params))
         try:
-            result = await self._ctx.session.send_request(
-                request,
-                types.ElicitResult,
-                metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
-            )
+            # The SDK applies no timeout of its own to a server's request (it waits for
+            # ever), so elicitkit's clock is the only one. It is a cancel scope rather than
+            # the SDK's request timeout, so a client's own "timed out" error (-32001) is not
+            # mistaken for ours; cancelled, the SDK tells the client (notifications/cancelled)
+            # that the request is withdrawn.
+            with anyio.fail_after(within):
+                result = await self._ctx.session.send_request(
+                    request,
+                    types.ElicitResult,
+                    metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+                )
+        except TimeoutError:
+            raise self.surface(ElicitationTimeout(timed_out(within or 0.0))) from None
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED:
                 raise self.surface(ClientDisconnected(_DISCONNECTED)) from None
@@ -450,6 +462,34 @@ class _Channel:
                 )
             ) from None
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def why_no_url(self) -> str | None:
+        """Say why the client cannot open a URL (see `Channel.why_no_url`)."""
+        session = self._ctx.session
+        if not self._modern and not session.can_send_request:
+            return "the server cannot send it a request during this call"
+        capabilities = session.client_capabilities
+        elicitation = capabilities.elicitation if capabilities is not None else None
+        if elicitation is None:
+            return "it did not declare the elicitation capability"
+        if elicitation.url is None:
+            return "it declared elicitation without URL mode"
+        return None
+
+    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
+        """Notify this call's session only (see `Channel.completion_notifier`)."""
+        session = self._ctx.session
+
+        async def notify() -> None:
+            await session.send_elicit_complete(elicitation_id)
+
+        return notify
+
+    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
+        """The SDK's -32042 error for one URL (see `Channel.url_required`)."""
+        return UrlElicitationRequiredError(
+            [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
+        )
 
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
         """Make ``error`` reach the client readably if the tool does not catch it.

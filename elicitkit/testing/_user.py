@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import anyio
 
@@ -96,8 +96,14 @@ class _Rule:
         if not self.replies:
             return False
         if self.kind == "form":
+            # Defaults aside: a re-ask after an invalid answer offers the fields that were
+            # fine as defaults, and is still this form.
+            asked = _without_defaults(request.schema)
             return any(
-                request.schema == requested_schema(self.target, protocol=request.protocol, **extra)
+                asked
+                == _without_defaults(
+                    requested_schema(self.target, protocol=request.protocol, **extra)
+                )
                 for extra in ({}, {"legacy_enum_names": True})
             )
         if self.kind == "key":
@@ -105,6 +111,17 @@ class _Rule:
         if self.kind == "message":
             return bool(self.target.search(request.message))
         return True
+
+
+def _without_defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    properties = cast("dict[str, dict[str, Any]]", schema.get("properties", {}))
+    return {
+        **schema,
+        "properties": {
+            name: {key: value for key, value in prop.items() if key != "default"}
+            for name, prop in properties.items()
+        },
+    }
 
 
 class ScriptedUser:

@@ -1,0 +1,121 @@
+"""One structured log record per question on the ``elicitkit`` logger, on both eras."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Annotated, Any
+
+import anyio
+import mcp_types as types
+import pytest
+from annotated_types import MinLen
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from elicitkit import ask, install
+
+pytestmark = pytest.mark.anyio
+
+ERAS = [
+    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
+    pytest.param("auto", "2026-07-28", id="2026-07-28"),
+]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclasses.dataclass
+class Login:
+    user: str
+    nickname: Annotated[str, MinLen(3)]
+
+
+def make_server() -> MCPServer:
+    server = install(MCPServer("observe"))
+
+    @server.tool()
+    async def sign_up() -> str:
+        go = await ask(bool, "Go?", key="go")
+        login = await ask(Login, "Who?", key="login")
+        return f"{go.action} {login.action}"
+
+    return server
+
+
+def records(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    return [
+        dict(record.elicitkit)  # type: ignore[attr-defined]
+        for record in caplog.records
+        if record.name == "elicitkit" and hasattr(record, "elicitkit")
+    ]
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_one_record_per_question_with_invalid_field_names_never_values(
+    mode: str, version: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    replies = [
+        {"value": True},
+        {"user": "ada", "nickname": "zq"},  # too short
+        {"user": "ada", "nickname": "zebra"},
+    ]
+
+    async def answer(context: Any, params: Any) -> types.ElicitResult:
+        await anyio.sleep(0.01)
+        return types.ElicitResult(action="accept", content=replies.pop(0))
+
+    caplog.set_level(logging.INFO, logger="elicitkit")
+    async with Client(make_server(), mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("sign_up", {})
+    assert not result.is_error
+    go, login = records(caplog)
+    assert {k: v for k, v in go.items() if k != "seconds"} == {
+        "tool": "sign_up",
+        "protocol": version,
+        "mode": "form",
+        "key": "go",
+        "outcome": "accept",
+        "retries": 0,
+        "invalid_fields": (),
+        "likely_automatic": False,
+    }
+    assert {k: v for k, v in login.items() if k != "seconds"} == {
+        "tool": "sign_up",
+        "protocol": version,
+        "mode": "form",
+        "key": "login~1",
+        "outcome": "accept",
+        "retries": 1,
+        "invalid_fields": ("nickname",),
+        "likely_automatic": False,
+    }
+    assert isinstance(login["seconds"], float)
+    assert login["seconds"] >= 0
+    text = " ".join(record.getMessage() for record in caplog.records)
+    assert "zq" not in text  # the invalid value itself is never logged
+    assert "zebra" not in text
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_an_instant_decline_is_flagged_as_likely_automatic(
+    mode: str, version: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def declines(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    caplog.set_level(logging.INFO, logger="elicitkit")
+    async with Client(make_server(), mode=mode, elicitation_callback=declines) as client:
+        await client.call_tool("sign_up", {})
+    go, login = records(caplog)
+    assert go["outcome"] == login["outcome"] == "decline"
+    assert go["likely_automatic"] is login["likely_automatic"] is True
+    flagged = [r for r in caplog.records if r.name == "elicitkit"]
+    assert all(r.levelno == logging.WARNING for r in flagged)
+    assert flagged[0].getMessage() == (
+        f"question go in sign_up: decline after {go['seconds']:g}s, 0 retries "
+        "(likely an automatic decline)"
+    )

@@ -1,0 +1,307 @@
+"""ask_url() and require_url() on MCP 2025-11-25, with the real SDK client.
+
+The user's "browser" is the client's elicitation callback: it follows the URL to a fake
+OAuth provider served by a real uvicorn on 127.0.0.1, whose callback calls
+``complete_url``. Two clients are connected; only the one that asked is told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse
+from starlette.routing import Route
+
+from elicitkit import (
+    ElicitationUnsupported,
+    ask_url,
+    complete_url,
+    install,
+    new_elicitation_id,
+    require_url,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def fake_oauth() -> AsyncIterator[str]:
+    """A fake OAuth provider and the server's callback, on a real uvicorn; yields its base."""
+
+    async def authorize(request: Request) -> RedirectResponse:
+        state = request.query_params["state"]
+        return RedirectResponse(f"/callback?state={state}&code=xyz", status_code=302)
+
+    async def callback(request: Request) -> PlainTextResponse:
+        done = await complete_url(request.query_params["state"])
+        return PlainTextResponse("signed in" if done else "unknown")
+
+    app = Starlette(routes=[Route("/authorize", authorize), Route("/callback", callback)])
+    port = _free_port()
+    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    task = asyncio.create_task(web.serve())
+    try:
+        while not web.started:
+            assert not task.done(), "uvicorn stopped before it started"
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        web.should_exit = True
+        await task
+
+
+def make_server(base: str) -> MCPServer:
+    server = install(MCPServer("oauth"))
+
+    @server.tool()
+    async def connect() -> str:
+        eid = new_elicitation_id()
+        answer = await ask_url(
+            "Sign in to Acme", f"{base}/authorize?state={eid}", elicitation_id=eid
+        )
+        return f"{answer.action}:{answer.content == eid}"
+
+    @server.tool()
+    async def needs_login() -> str:
+        await require_url("Sign in to Acme first", "https://acme.example/login")
+        return "unreachable"
+
+    @server.tool()
+    async def plain(url: str) -> str:
+        try:
+            await ask_url("Open this", url)
+        except ValueError as error:
+            return str(error)
+        return "asked"
+
+    @server.tool()
+    async def ask_anyway() -> str:
+        try:
+            await ask_url("Sign in", "https://acme.example/login")
+        except ElicitationUnsupported as error:
+            return str(error)
+        return "asked"
+
+    return server
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def test_url_mode_end_to_end_completion_reaches_only_the_initiating_client() -> None:
+    async with fake_oauth() as base:
+        server = make_server(base)
+        seen: list[types.ElicitRequestURLParams] = []
+        completed: dict[str, list[str]] = {"asker": [], "bystander": []}
+        done = anyio.Event()
+
+        def listener(name: str) -> Any:
+            async def on_message(message: Any) -> None:
+                if isinstance(message, types.ElicitCompleteNotification):
+                    completed[name].append(message.params.elicitation_id)
+                    done.set()
+
+            return on_message
+
+        async def browser(context: Any, params: Any) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            seen.append(params)
+
+            def visit() -> str:  # the user's browser: follows the redirect to the callback
+                with urllib.request.urlopen(params.url, timeout=5) as page:  # noqa: S310
+                    return page.read().decode()
+
+            assert await anyio.to_thread.run_sync(visit) == "signed in"
+            return types.ElicitResult(action="accept")
+
+        async def never(context: Any, params: Any) -> types.ElicitResult:
+            raise AssertionError("the bystander is never asked")
+
+        async with (
+            Client(
+                server,
+                mode="legacy",
+                elicitation_callback=browser,
+                message_handler=listener("asker"),
+            ) as asker,
+            Client(
+                server,
+                mode="legacy",
+                elicitation_callback=never,
+                message_handler=listener("bystander"),
+            ) as bystander,
+        ):
+            assert asker.protocol_version == bystander.protocol_version == "2025-11-25"
+            result = await asker.call_tool("connect", {})
+            with anyio.fail_after(5):
+                await done.wait()
+            await bystander.list_tools()  # the bystander's session has processed its inbox
+    assert text_of(result) == "accept:True"
+    [params] = seen
+    assert params.mode == "url"
+    assert params.message == "Sign in to Acme"
+    eid = params.elicitation_id
+    assert eid is not None
+    assert len(eid) >= 22  # 128 random bits
+    assert params.url == f"{base}/authorize?state={eid}"
+    assert completed == {"asker": [eid], "bystander": []}
+    assert await complete_url(eid) is False  # once only
+
+
+async def test_require_url_raises_the_url_elicitation_required_error() -> None:
+    async def never(context: Any, params: Any) -> types.ElicitResult:
+        raise AssertionError("nothing is asked")
+
+    async with Client(
+        make_server("http://127.0.0.1:1"), mode="legacy", elicitation_callback=never
+    ) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("needs_login", {})
+    assert caught.value.error.code == -32042
+    data = caught.value.error.data
+    assert isinstance(data, dict)
+    [elicitation] = data["elicitations"]
+    assert elicitation["mode"] == "url"
+    assert elicitation["url"] == "https://acme.example/login"
+    assert elicitation["message"] == "Sign in to Acme first"
+    assert len(elicitation["elicitationId"]) >= 22
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        pytest.param(
+            "http://acme.example/login",
+            "ask_url() refuses the plain-HTTP URL 'http://acme.example/login': what the user "
+            "enters there would travel unencrypted. Use https:// (plain http is allowed only "
+            "on localhost).",
+            id="plain-http",
+        ),
+        pytest.param(
+            "https://ada:hunter2@acme.example/login",
+            "ask_url() refuses a URL that carries a user name or password: the client, its "
+            "logs and the model would all see them. Put a one-time token in the query "
+            "instead, or let the page ask the user to sign in.",
+            id="credentials",
+        ),
+        pytest.param(
+            "javascript:alert(1)",
+            "ask_url() cannot send the user to 'javascript:alert(1)': it is not an http(s) URL "
+            "with a host. Pass the full address of your page, e.g. "
+            "'https://example.com/connect'.",
+            id="not-http",
+        ),
+        pytest.param("http://localhost:8000/cb", "asked", id="localhost-http-allowed"),
+        pytest.param("http://[::1]:8000/cb", "asked", id="loopback-v6-allowed"),
+    ],
+)
+async def test_unsafe_urls_are_refused_before_anything_is_sent(url: str, message: str) -> None:
+    async def decline(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async with Client(
+        make_server("http://127.0.0.1:1"), mode="legacy", elicitation_callback=decline
+    ) as client:
+        assert text_of(await client.call_tool("plain", {"url": url})) == message
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        pytest.param(
+            "legacy",
+            "This client cannot open a URL for the user (it declared elicitation without URL "
+            "mode), so the tool could not send the user to the page. Give the user the link "
+            "in the tool's result instead.",
+            id="form-only-client",
+        ),
+        pytest.param(
+            "2025-06-18",
+            "URL mode is not available on this call: it speaks MCP 2025-06-18, which has no URL "
+            "mode (it arrived in 2025-11-25). Send the user the link in the tool's result "
+            "instead.",
+            id="2025-06-18",
+        ),
+    ],
+)
+async def test_url_capability_is_checked_apart_from_forms(mode: str, message: str) -> None:
+    """A client that declares forms only (Claude Code) is told URL mode is missing."""
+    from elicitkit.testing import PROFILES, connect  # noqa: PLC0415
+
+    server = make_server("http://127.0.0.1:1")
+    profile = PROFILES["form-only"] if mode == "legacy" else None
+    protocol = "2025-11-25" if mode == "legacy" else mode
+    async with connect(server, profile=profile, protocol=protocol) as client:
+        result = await client.call_tool("ask_anyway", {})
+    assert text_of(result) == message
+
+
+async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says_done() -> None:
+    server = install(MCPServer("oauth-2026"))
+    done: set[str] = set()
+    checked: list[str] = []
+    effects: list[str] = []
+
+    async def is_done(cid: str) -> bool:
+        checked.append(cid)
+        return cid in done
+
+    @server.tool()
+    async def connect() -> str:
+        answer = await ask_url(
+            "Sign in to Acme",
+            lambda cid: f"https://acme.example/authorize?state={cid}",
+            completed=is_done,
+        )
+        effects.append("connected")
+        return f"{answer.action}:{answer.content}"
+
+    shown: list[types.ElicitRequestURLParams] = []
+
+    async def browser(context: Any, params: Any) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        shown.append(params)
+        if len(shown) == 2:  # the second time, the user finishes on the page
+            done.add(params.url.rsplit("=", 1)[1])
+        return types.ElicitResult(action="accept")
+
+    async with Client(server, mode="auto", elicitation_callback=browser) as client:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("connect", {})
+    first, second = shown
+    assert first.url == second.url  # the same page, the same id, from the sealed state
+    assert first.elicitation_id is None  # no id and no notification on 2026-07-28
+    cid = first.url.rsplit("=", 1)[1]
+    assert len(cid) >= 22
+    assert checked == [cid, cid]
+    assert text_of(result) == f"accept:{cid}"
+    assert effects == ["connected"]
