@@ -31,7 +31,8 @@ class QuestionRecord:
     Attributes:
         tool: The tool, prompt or resource that asked.
         protocol: The protocol version of the call.
-        mode: ``"form"``.
+        mode: ``"form"``, or ``"url"`` for `ask_url` (whose key is ``"url"`` mid-call: the
+            elicitation id is never logged, as it completes the page).
         key: The question's key (its wire key on 2026-07-28).
         outcome: ``accept``, ``decline``, ``cancel``, ``invalid``, ``timeout``,
             ``disconnected`` or ``failed``.

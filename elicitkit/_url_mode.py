@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from elicitkit._asker import need_input
 from elicitkit._errors import ElicitationUnsupported, ElicitError, FormDefinitionError
+from elicitkit._observe import log_question
 from elicitkit._replay import Carried, Replay, WireQuestion, question_digest
 from elicitkit._result import Action, ElicitResultTyped
 from elicitkit._run import ToolRun, current_run
@@ -205,8 +206,10 @@ async def ask_url(
     await _router[0].register(
         eid, channel.completion_notifier(eid), keep=(timeout or DEFAULT_TIMEOUT) + 3600.0
     )
+    started = time.monotonic()
     raw = await channel.send(params, timeout)
     action = raw.get("action")
+    _log(run, "url", str(action), time.monotonic() - started)  # never the id: it is a secret
     if action == "accept":
         return ElicitResultTyped("accept", eid, _surface=channel.surface)
     if action in ("decline", "cancel"):
@@ -307,7 +310,25 @@ async def _asked_by_replay(
             raise need_input(replay, (question,), channel)  # not done on the page: again
         carried = Carried(question.digest, str(said))
         replay.keep(question.key, carried)
+        asked_at = replay.asked_at
+        _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
     if carried.action == "accept":
         return ElicitResultTyped("accept", cid, _surface=channel.surface)
     action: Action = "decline" if carried.action == "decline" else "cancel"
     return ElicitResultTyped(action, None, _surface=channel.surface)
+
+
+def _log(run: ToolRun, key: str, outcome: str, seconds: float | None) -> None:
+    """The log record of a URL question, as `ask()` writes one per form."""
+    if outcome not in ("accept", "decline", "cancel"):
+        outcome = "failed"
+    log_question(
+        tool=run.target,
+        protocol=run.channel.protocol,
+        key=key,
+        outcome=outcome,
+        seconds=seconds,
+        retries=0,
+        invalid_fields=(),
+        mode="url",
+    )

@@ -13,7 +13,7 @@ from annotated_types import MinLen
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ask, install
+from elicitkit import ask, ask_url, install
 
 pytestmark = pytest.mark.anyio
 
@@ -119,3 +119,37 @@ async def test_an_instant_decline_is_flagged_as_likely_automatic(
         f"question go in sign_up: decline after {go['seconds']:g}s, 0 retries "
         "(likely an automatic decline)"
     )
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_url_question_is_logged_without_its_id(
+    mode: str, version: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = install(MCPServer("observe-url"))
+
+    @server.tool()
+    async def connect() -> str:
+        answer = await ask_url("Sign in", lambda eid: f"https://acme.example/auth?state={eid}")
+        return str(answer.content)
+
+    async def browser(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept")
+
+    caplog.set_level(logging.INFO, logger="elicitkit")
+    async with Client(server, mode=mode, elicitation_callback=browser) as client:
+        result = await client.call_tool("connect", {})
+    assert not result.is_error
+    (record,) = records(caplog)
+    assert {k: v for k, v in record.items() if k != "seconds"} == {
+        "tool": "connect",
+        "protocol": version,
+        "mode": "url",
+        "key": "url" if version == "2025-11-25" else "url#1",
+        "outcome": "accept",
+        "retries": 0,
+        "invalid_fields": (),
+        "likely_automatic": False,
+    }
+    secret = result.content[0].text  # type: ignore[union-attr]
+    assert len(secret) >= 22
+    assert secret not in " ".join(r.getMessage() for r in caplog.records)
