@@ -19,6 +19,7 @@ from elicitkit._errors import (
 )
 from elicitkit._forms import form, parse_content, requested_schema
 from elicitkit._metadata import Email, FormField, Uri
+from elicitkit._overrides import Overrides
 from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
 from elicitkit._result import Action, ElicitResultTyped
 from elicitkit.integrations import install
@@ -39,6 +40,7 @@ __all__ = [
     "FormDefinitionError",
     "FormField",
     "InvalidContent",
+    "Overrides",
     "ProtocolVersion",
     "Uri",
     "ask",

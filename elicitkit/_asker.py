@@ -9,6 +9,7 @@ from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitE
 from elicitkit._forms import form_spec, parse_content, requested_schema
 from elicitkit._formspec import FormSpec, Shape
 from elicitkit._introspect import humanise
+from elicitkit._overrides import Overrides
 from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
 from elicitkit._replay import NeedInput, question_key
 from elicitkit._result import ElicitResultTyped
@@ -26,10 +27,16 @@ OUTSIDE_A_TOOL = (
 
 
 @overload
-async def ask(tp: type[T], message: str | None = None) -> ElicitResultTyped[T]: ...
+async def ask(
+    tp: type[T], message: str | None = None, *, overrides: Overrides | None = None
+) -> ElicitResultTyped[T]: ...
 @overload
-async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]: ...
-async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
+async def ask(
+    tp: Any, message: str | None = None, *, overrides: Overrides | None = None
+) -> ElicitResultTyped[Any]: ...
+async def ask(
+    tp: Any, message: str | None = None, *, overrides: Overrides | None = None
+) -> ElicitResultTyped[Any]:
     """Ask the user to fill in a form, and return the typed answer.
 
     Works inside any tool of a server ``elicitkit.install(...)`` was called on, on every
@@ -43,6 +50,8 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
             field type for a one-field form.
         message: What the client shows above the form. Defaults to the message given with
             ``@form(message=...)``, or a sentence naming the form.
+        overrides: This call's options, defaults, titles and descriptions (`Overrides`),
+            without a new type; checked before anything is sent, enforced on the answer.
 
     Returns:
         The outcome: ``is_accepted()`` with ``.content`` of type ``tp``, or a decline or a
@@ -74,7 +83,7 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
                 f"user for {spec.name}."
             )
         )
-    params = _request_params(spec, tp, message, version)
+    params = _request_params(spec, tp, message, version, overrides)
     if run.replay is None:
         raw = await channel.send(params)
     else:
@@ -84,18 +93,22 @@ async def ask(tp: Any, message: str | None = None) -> ElicitResultTyped[Any]:
         if answer is None:
             raise NeedInput(key, params)
         raw = answer
-    return _typed_result(tp, spec, raw, version, channel)
+    return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
 
 
 def _request_params(
-    spec: FormSpec, tp: Any, message: str | None, version: ProtocolVersion
+    spec: FormSpec,
+    tp: Any,
+    message: str | None,
+    version: ProtocolVersion,
+    overrides: Overrides | None = None,
 ) -> dict[str, Any]:
     # A message may quote a tool argument, which may hold a lone surrogate: made sendable
     # here, before the question's key is computed from it (and on every round alike).
     text = sendable_text(message or spec.message or _default_message(spec))
     params: dict[str, Any] = {
         "message": text,
-        "requestedSchema": requested_schema(tp, protocol=version),
+        "requestedSchema": requested_schema(tp, protocol=version, overrides=overrides),
     }
     if version != FIRST_PROTOCOL:  # `mode` arrived with URL mode in 2025-11-25
         params = {"mode": "form", **params}
@@ -109,7 +122,13 @@ def _default_message(spec: FormSpec) -> str:
 
 
 def _typed_result(
-    tp: Any, spec: FormSpec, raw: Mapping[str, Any], version: str, channel: Channel
+    tp: Any,
+    spec: FormSpec,
+    raw: Mapping[str, Any],
+    version: str,
+    channel: Channel,
+    *,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]:
     action = raw.get("action")
     if action not in _ACTIONS:
@@ -124,7 +143,9 @@ def _typed_result(
     content = raw.get("content")
     try:
         # Some clients accept with no content at all; every required field then says so.
-        value = parse_content(tp, {} if content is None else content, protocol=version)
+        value = parse_content(
+            tp, {} if content is None else content, protocol=version, overrides=overrides
+        )
     except InvalidContent as error:
         raise channel.surface(error) from None
     return ElicitResultTyped("accept", value, _surface=channel.surface)

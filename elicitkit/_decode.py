@@ -327,8 +327,10 @@ def _absent(spec: FormSpec, field: FieldSpec) -> Any:
     """What an absent optional field becomes: a factory, a 1-tuple holding the value, or _OMIT."""
     if field.omit_when_absent:
         return _OMIT  # a TypedDict without the key, as NotRequired promises
-    if spec.shape is Shape.PYDANTIC_MODEL and (
-        field.default is not MISSING or field.default_factory is not None
+    if (
+        spec.shape is Shape.PYDANTIC_MODEL
+        and not field.call_default
+        and (field.default is not MISSING or field.default_factory is not None)
     ):
         return _OMIT  # pydantic applies its default (and its factory) itself
     if field.default_factory is not None:
@@ -336,6 +338,15 @@ def _absent(spec: FormSpec, field: FieldSpec) -> Any:
     if field.default is not MISSING:
         return (field.default,)
     return (None,)
+
+
+def check_value(field: FieldSpec, value: Any) -> str | None:
+    """Return why a wire value does not fit a field, or ``None`` when it fits."""
+    try:
+        _checker(field)(value)
+    except _Reject as reject:
+        return reject.message
+    return None
 
 
 def _blank_is_absent(field: FieldSpec) -> bool:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from elicitkit._metadata import StringFormat
+if TYPE_CHECKING:  # _metadata imports MISSING from here
+    from elicitkit._metadata import LabelStyle, StringFormat
 
 
 class _Missing(enum.Enum):
@@ -88,6 +89,13 @@ class FieldSpec:
             grammar has no ``pattern``).
         choices: The options of a choice or multi-choice field.
         titled: Whether the options carry display labels on the wire.
+        label_style: This field's own label style (``oneOf`` or ``enumNames``), or ``None``
+            to follow the form.
+        show_title: Whether ``title`` is sent (``FormField(title_style="omit")`` leaves it
+            out).
+        prefill: The value shown prefilled when it is not ``default`` (`MISSING`: none).
+        call_default: ``default`` was given for this call (``Overrides(defaults=...)``), so
+            an absent answer gets it even where the type has a default of its own.
         container: ``list``, ``set``, ``frozenset`` or ``tuple`` for a multi-choice field.
         convert: Turns the checked wire value into the author's value type (date,
             datetime, Decimal, a pydantic URL type), or ``None`` when no conversion is due.
@@ -114,6 +122,10 @@ class FieldSpec:
     pattern: str | None = None
     choices: tuple[Choice, ...] = ()
     titled: bool = False
+    label_style: LabelStyle | None = None
+    show_title: bool = True
+    prefill: Any = MISSING
+    call_default: bool = False
     container: type | None = None
     convert: Callable[[Any], Any] | None = None
     type_name: str = ""

@@ -31,7 +31,8 @@ from typing_extensions import Doc, TypeAliasType
 
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
-from elicitkit._metadata import FormField, StringFormat
+from elicitkit._metadata import FormField, LabelStyle, StringFormat, TitleStyle
+from elicitkit._render import wire_default
 from elicitkit._secrets import find_secret
 from elicitkit._wire_values import (
     has_surrogate,
@@ -355,6 +356,10 @@ class _Settings:
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
+    label_style: LabelStyle | None = None
+    title_style: TitleStyle | None = None
+    required: bool | None = None
+    prefill: Any = MISSING
     own: list[FormField] = field(default_factory=list[FormField])
 
     def read(self, item: Any) -> None:
@@ -408,6 +413,10 @@ class _Settings:
             self.format = own.format or self.format
             self.labels = own.labels if own.labels is not None else self.labels
             self.sensitive = own.sensitive if own.sensitive is not None else self.sensitive
+            self.label_style = own.label_style or self.label_style
+            self.title_style = own.title_style or self.title_style
+            self.required = own.required if own.required is not None else self.required
+            self.prefill = own.prefill if own.prefill is not MISSING else self.prefill
 
 
 @dataclass
@@ -502,19 +511,44 @@ def _build_field(
     required = key_required and not optional and not has_default
     if pydantic_required is False:
         required = False
+    if settings.required is not None:
+        required = _check_required(
+            settings.required,
+            key_required=key_required,
+            may_be_absent=optional or has_default or pydantic_required is False,
+            problem=problem,
+        )
+    if settings.title_style not in (None, "sentence", "title", "name", "omit"):
+        raise problem(
+            f"title_style={settings.title_style!r} is not a title style. Use 'sentence', "
+            "'title', 'name' or 'omit'."
+        )
 
     kind, extras = _classify(core, settings, problem)
     _check_not_secret(name, key, settings, problem)
+    _check_label_style(kind, settings.label_style, problem)
+    if settings.title_style == "omit" and settings.title:
+        raise problem(
+            f"it has the title {settings.title!r} and title_style='omit', which contradict "
+            "each other. Remove one of them."
+        )
     if settings.title:
         title = settings.title
     elif not scalar:
-        title = humanise(name)
+        title = styled_title(name, settings.title_style)
     elif kind is Kind.CHOICE and isinstance(core, type):
         title = humanise(core.__name__)  # ask(Color) is titled "Color"
     else:
         title = _SCALAR_TITLES.get(extras.get("format"), _SCALAR_TITLES[kind])
     written = type_name(annotation)
-    return FieldSpec(
+    if settings.label_style is not None and not extras["titled"]:
+        # An explicit label style sends labels: humanised member names, or the option.
+        unlabelled: tuple[Choice, ...] = extras["choices"]
+        labelled = tuple(Choice(c.wire, c.value, _default_label(c)) for c in unlabelled)
+        extras = dict(extras)
+        extras.update(titled=True, choices=labelled)
+    fmt: str | None = extras.get("format")
+    spec = FieldSpec(
         key=key,
         attr=attr or name,
         name=name,
@@ -526,9 +560,81 @@ def _build_field(
         default=default,
         default_factory=default_factory,
         type_name=written,
+        label_style=settings.label_style,
+        show_title=settings.title_style != "omit",
         **extras,
-        **_constraints(kind, extras.get("format"), written, settings, problem),
+        **_constraints(kind, fmt, written, settings, problem),
     )
+    if settings.prefill is not MISSING:
+        spec = dataclasses.replace(spec, prefill=_checked_prefill(spec, settings.prefill, problem))
+    return spec
+
+
+def _check_required(
+    required: bool,
+    *,
+    key_required: bool,
+    may_be_absent: bool,
+    problem: Callable[[str], FormDefinitionError],
+) -> bool:
+    if required and not key_required:
+        raise problem(
+            "it is a NotRequired key marked FormField(required=True), which contradict each "
+            "other. Remove one of them."
+        )
+    if not required and not may_be_absent:
+        raise problem(
+            "it is marked FormField(required=False) but has no default and does not accept "
+            "None, so an unanswered field would have no value. Give it a default, or make it "
+            "optional (X | None)."
+        )
+    return required
+
+
+def _check_label_style(
+    kind: Kind, style: LabelStyle | None, problem: Callable[[str], FormDefinitionError]
+) -> None:
+    if style is None:
+        return
+    if style not in ("oneOf", "enumNames"):
+        raise problem(f"label_style={style!r} is not a label style. Use 'oneOf' or 'enumNames'.")
+    if kind not in (Kind.CHOICE, Kind.MULTI_CHOICE):
+        raise problem(
+            f"label_style={style!r} applies only to choice fields, and this field is "
+            f"{kind.value}. Remove it."
+        )
+    if style == "enumNames" and kind is Kind.MULTI_CHOICE:
+        raise problem(
+            "label_style='enumNames' has no multi-select form: the deprecated enumNames "
+            "exists only for single choices. Remove it; multi-selects carry labels with anyOf."
+        )
+
+
+def _checked_prefill(
+    spec: FieldSpec, value: Any, problem: Callable[[str], FormDefinitionError]
+) -> Any:
+    probe = dataclasses.replace(spec, default=value, default_factory=None)
+    if value is None or wire_default(probe) is MISSING:
+        raise problem(
+            f"the prefill {value!r} does not fit the field ({spec.type_name}). Give a value "
+            "of the field's type (for a choice, one of its options)."
+        )
+    return value
+
+
+def styled_title(name: str, style: TitleStyle | None) -> str:
+    """Title a field from its name in one of the `TitleStyle` styles (``"omit"`` aside).
+
+    Raises:
+        ValueError: ``style`` is not a title style.
+    """
+    if style is None or style in {"sentence", "omit"}:
+        return humanise(name)  # an omitted title still names the field in messages
+    if style == "title":
+        return " ".join(word[:1].upper() + word[1:] for word in humanise(name).split(" "))
+    if style == "name":
+        return name
+    raise ValueError(style)
 
 
 def _classify(
@@ -664,6 +770,15 @@ def _literal_choices(tp: Any, problem: Callable[[str], FormDefinitionError]) -> 
             )
         choices.append(Choice(wire=wire, value=value, label=None))
     return choices
+
+
+def choice_settings(
+    choices: list[Choice],
+    labels: Mapping[object, str] | None,
+    problem: Callable[[str], FormDefinitionError],
+) -> dict[str, Any]:
+    """Check a list of options and apply labels; return ``choices`` and ``titled``."""
+    return _choice_settings(choices, _Settings(labels=labels), problem)
 
 
 def _choice_settings(

@@ -33,6 +33,7 @@ from typing_extensions import TypedDict, assert_never, assert_type
 from elicitkit import (
     Action,
     ElicitResultTyped,
+    Overrides,
     ask,
     form,
     install,
@@ -280,6 +281,9 @@ async def check_ask() -> None:
     assert_type(await ask(AddressStruct), ElicitResultTyped[AddressStruct])
     assert_type(await ask(AddressDict), ElicitResultTyped[AddressDict])
     assert_type(await ask(bool, "Delete 3 files?"), ElicitResultTyped[bool])
+    per_call = Overrides(choices={"city": ["Oslo", "Bergen"]}, defaults={"street": "Main"})
+    assert_type(await ask(Address, overrides=per_call), ElicitResultTyped[Address])
+    assert_type(parse_content(Address, {}, overrides=per_call), Address)
     answer = await ask(Address)
     if answer.is_accepted():
         assert_type(answer.unwrap().city, str)

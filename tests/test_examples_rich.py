@@ -1,0 +1,50 @@
+"""The rich-form examples as real stdio MCP servers, on both eras."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from typing import IO
+
+import pytest
+
+from tests.spec_check import spec_errors
+from tests.test_stdio import ERAS, REPO, accept, run_sdk, text_of
+
+PER_CALL = REPO / "examples" / "per_call_choices.py"
+
+
+@pytest.fixture
+def errlog() -> Iterator[IO[str]]:
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        yield log
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+def test_per_call_choices_example(mode: str, protocol: str, errlog: IO[str]) -> None:
+    plan = {"region": "eu-north-1", "size": "medium", "replicas": 2, "confirm_cost": True}
+    session, results = run_sdk(
+        PER_CALL,
+        mode,
+        [
+            ("deploy", {"account": "acme", "service": "orders-db"}),
+            ("deploy", {"account": "globex", "service": "web"}),
+        ],
+        [accept(plan), accept(plan)],
+        errlog,
+    )
+    assert session.protocol == protocol
+    assert [text_of(result) for result in results] == [
+        "Deploying orders-db to eu-north-1: 2 x medium.",
+        "Not deployed: region: Must be one of 'us-east-1'; got 'eu-north-1'.",
+    ]
+    first, second = session.asked
+    properties = first.requested_schema["properties"]
+    assert properties["region"]["oneOf"] == [
+        {"const": "eu-west-1", "title": "Europe (Ireland)"},
+        {"const": "eu-north-1", "title": "Europe (Stockholm)"},
+    ]
+    assert properties["size"]["default"] == "large"
+    assert properties["confirm_cost"]["title"] == "I accept the monthly cost of orders-db"
+    assert second.requested_schema["properties"]["size"]["default"] == "small"
+    assert spec_errors(first.requested_schema, protocol) == []
