@@ -19,6 +19,7 @@ from elicitkit._errors import (
 )
 from elicitkit._forms import form, parse_content, requested_schema
 from elicitkit._metadata import Email, FormField, Uri
+from elicitkit._oneliners import ask_text, choose, confirm
 from elicitkit._overrides import Overrides
 from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
 from elicitkit._result import Action, ElicitResultTyped
@@ -44,6 +45,9 @@ __all__ = [
     "ProtocolVersion",
     "Uri",
     "ask",
+    "ask_text",
+    "choose",
+    "confirm",
     "form",
     "install",
     "parse_content",

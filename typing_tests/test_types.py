@@ -35,6 +35,9 @@ from elicitkit import (
     ElicitResultTyped,
     Overrides,
     ask,
+    ask_text,
+    choose,
+    confirm,
     form,
     install,
     parse_content,
@@ -284,6 +287,11 @@ async def check_ask() -> None:
     per_call = Overrides(choices={"city": ["Oslo", "Bergen"]}, defaults={"street": "Main"})
     assert_type(await ask(Address, overrides=per_call), ElicitResultTyped[Address])
     assert_type(parse_content(Address, {}, overrides=per_call), Address)
+    assert_type(await confirm("Sure?"), bool)
+    assert_type(await choose("Size?", ["s", "m"]), str | None)
+    assert_type(await choose("Size?", {1: "one", 2: "two"}), int | None)
+    assert_type(await ask_text("Name?"), str | None)
+    assert_type(await choose("Colour?", Color), Color | None)
     answer = await ask(Address)
     if answer.is_accepted():
         assert_type(answer.unwrap().city, str)
