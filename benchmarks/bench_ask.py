@@ -418,9 +418,7 @@ async def run_profile() -> None:
         print(
             f"  {own / PROFILE_CALLS * 1e6:7.1f} / {cumulative / PROFILE_CALLS * 1e6:7.1f}  {where}"
         )
-    print(
-        "  (elicitkit_middleware's cumulative includes the SDK handler chain and the tool it wraps)"
-    )
+    print("  (the middleware's cumulative includes the SDK handler chain and the tool it wraps)")
 
 
 def _prefix(filename: str) -> str:

@@ -5,7 +5,7 @@ the strict flat schema each MCP protocol version allows, and turns the client's 
 into your type, with every problem reported per field.
 """
 
-from elicitkit._asker import ask
+from elicitkit._asker import Question, ask, ask_all
 from elicitkit._errors import (
     ClientDisconnected,
     ElicitationCancelled,
@@ -18,17 +18,20 @@ from elicitkit._errors import (
     InvalidContent,
 )
 from elicitkit._forms import form, parse_content, requested_schema
+from elicitkit._limits import ReplayLimits, StateTooLarge, TooManyRounds
 from elicitkit._metadata import Email, FormField, Uri
 from elicitkit._oneliners import ask_text, choose, confirm
 from elicitkit._overrides import Overrides
 from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
 from elicitkit._result import Action, ElicitResultTyped
+from elicitkit._store import Claim, MemoryStore, OutcomeStore
 from elicitkit.integrations import install
 
 __all__ = [
     "LATEST_PROTOCOL",
     "PROTOCOL_VERSIONS",
     "Action",
+    "Claim",
     "ClientDisconnected",
     "ElicitError",
     "ElicitResultTyped",
@@ -41,10 +44,17 @@ __all__ = [
     "FormDefinitionError",
     "FormField",
     "InvalidContent",
+    "MemoryStore",
+    "OutcomeStore",
     "Overrides",
     "ProtocolVersion",
+    "Question",
+    "ReplayLimits",
+    "StateTooLarge",
+    "TooManyRounds",
     "Uri",
     "ask",
+    "ask_all",
     "ask_text",
     "choose",
     "confirm",

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypeVar, overload
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast, overload
 
-from elicitkit._errors import ElicitationFailed, ElicitationUnsupported, ElicitError, InvalidContent
-from elicitkit._forms import form_spec, parse_content, requested_schema
+from elicitkit._errors import (
+    ElicitationFailed,
+    ElicitationUnsupported,
+    ElicitError,
+    FieldError,
+    FormDefinitionError,
+    InvalidContent,
+)
+from elicitkit._forms import compiled_form, form_spec, parse_content, requested_schema
 from elicitkit._formspec import FormSpec, Shape
-from elicitkit._introspect import humanise
+from elicitkit._names import humanise
 from elicitkit._overrides import Overrides
 from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
-from elicitkit._replay import NeedInput, question_key
+from elicitkit._replay import Carried, NeedInput, Replay, WireQuestion, question_digest
 from elicitkit._result import ElicitResultTyped
-from elicitkit._run import Channel, current_run
+from elicitkit._run import Channel, ToolRun, current_run
 from elicitkit._wire_values import sendable_text
 
 T = TypeVar("T")
@@ -28,28 +37,43 @@ OUTSIDE_A_TOOL = (
 
 @overload
 async def ask(
-    tp: type[T], message: str | None = None, *, overrides: Overrides | None = None
+    tp: type[T],
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[T]: ...
 @overload
 async def ask(
-    tp: Any, message: str | None = None, *, overrides: Overrides | None = None
+    tp: Any,
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]: ...
 async def ask(
-    tp: Any, message: str | None = None, *, overrides: Overrides | None = None
+    tp: Any,
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]:
     """Ask the user to fill in a form, and return the typed answer.
 
-    Works inside any tool of a server ``elicitkit.install(...)`` was called on, on every
-    protocol era: on 2025-06-18 and 2025-11-25 the question is sent in the middle of the
-    call; on 2026-07-28 the call ends with the question and the client runs the tool again
-    with the answer, so code before an ``ask()`` runs once per round (keep side effects
-    after the last ``ask()``).
+    Works inside any tool, prompt or resource of a server ``elicitkit.install(...)`` was
+    called on, on every protocol era: on 2025-06-18 and 2025-11-25 the question is sent in
+    the middle of the call; on 2026-07-28 the call ends with the question and the client
+    runs the handler again with the answer, so code before an ``ask()`` runs once per round
+    (keep side effects after the last ``ask()``: that code runs at most once per call).
 
     Args:
         tp: The form type: a dataclass, pydantic model, msgspec Struct, TypedDict, or a bare
             field type for a one-field form.
         message: What the client shows above the form. Defaults to the message given with
             ``@form(message=...)``, or a sentence naming the form.
+        key: The question's key on the wire on 2026-07-28 (1 to 64 letters, digits, ``_``,
+            ``-``, ``.``), unique within the call. Defaults to the form's name and how many
+            times this call has asked that form, e.g. ``address#1``.
         overrides: This call's options, defaults, titles and descriptions (`Overrides`),
             without a new type; checked before anything is sent, enforced on the answer.
 
@@ -61,13 +85,154 @@ async def ask(
         ElicitationUnsupported: The client cannot show forms; nothing was sent.
         InvalidContent: The user's answer does not fit the form; ``.errors`` says why.
         ElicitationFailed: The client answered with an error.
-        FormDefinitionError: ``tp`` cannot be expressed as a form; nothing was sent.
-        ElicitError: ``ask()`` was called outside a tool call.
+        FormDefinitionError: ``tp`` cannot be expressed as a form, or ``key`` is malformed
+            or already used in this call; nothing was sent.
+        TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
+        StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
+        ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
     """
+    run = _current_run()
+    tp, spec, version, question = _prepare(run, tp, message, key, overrides)
+    channel, replay = run.channel, run.replay
+    if replay is None:  # handshake eras: ask mid-call
+        raw = await channel.send(question.params)
+        return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+    result = _replayed(
+        replay,
+        tp,
+        spec=spec,
+        version=version,
+        question=question,
+        channel=channel,
+        overrides=overrides,
+    )
+    if result is None:
+        raise _need_input(replay, (question,), channel)
+    return result
+
+
+@dataclass(frozen=True)
+class Question(Generic[T]):
+    """One question for `ask_all`: a form type with its own message and key.
+
+    Attributes:
+        tp: The form type, as for `ask`.
+        message: What the client shows above the form (as for `ask`).
+        key: The question's key on the wire (as for `ask`).
+    """
+
+    tp: type[T]
+    message: str | None = None
+    key: str | None = None
+
+
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
+D = TypeVar("D")
+
+
+@overload
+async def ask_all(
+    a: type[A] | Question[A], b: type[B] | Question[B], /
+) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B]]: ...
+@overload
+async def ask_all(
+    a: type[A] | Question[A], b: type[B] | Question[B], c: type[C] | Question[C], /
+) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C]]: ...
+@overload
+async def ask_all(
+    a: type[A] | Question[A],
+    b: type[B] | Question[B],
+    c: type[C] | Question[C],
+    d: type[D] | Question[D],
+    /,
+) -> tuple[
+    ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C], ElicitResultTyped[D]
+]: ...
+@overload
+async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]: ...
+async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
+    """Ask several independent questions at once, and return their answers in order.
+
+    On 2026-07-28 every unanswered question goes out in one ``InputRequiredResult`` (one
+    round trip for all); on 2025-06-18 and 2025-11-25, which have one question per
+    request, they are asked one after the other.
+
+    Args:
+        questions: Form types, or `Question` objects to give one its message or key.
+
+    Returns:
+        One outcome per question, in the order given, each typed like `ask`'s.
+
+    Raises:
+        The same errors as `ask`.
+    """
+    asked: list[tuple[Any, str | None, str | None]] = []
+    for item in cast("tuple[object, ...]", questions):
+        if isinstance(item, Question):
+            question: Question[object] = cast("Question[object]", item)
+            asked.append((question.tp, question.message, question.key))
+        else:
+            asked.append((item, None, None))
+    return await _ask_round(asked)
+
+
+async def _ask_round(
+    questions: Sequence[tuple[Any, str | None, str | None]],
+) -> tuple[ElicitResultTyped[Any], ...]:
+    run = _current_run()
+    prepared = [_prepare(run, tp, message, key) for tp, message, key in questions]
+    channel, replay = run.channel, run.replay
+    if replay is None:  # handshake eras: one request per question, in order
+        results: list[ElicitResultTyped[Any]] = []
+        for tp, spec, version, question in prepared:
+            raw = await channel.send(question.params)
+            results.append(_typed_result(tp, spec, raw, version, channel))
+        return tuple(results)
+    answered: list[ElicitResultTyped[Any]] = []
+    unanswered: list[WireQuestion] = []
+    for tp, spec, version, question in prepared:
+        result = _replayed(
+            replay, tp, spec=spec, version=version, question=question, channel=channel
+        )
+        if result is None:
+            unanswered.append(question)
+        else:
+            answered.append(result)
+    if unanswered:
+        raise _need_input(replay, tuple(unanswered), channel)
+    return tuple(answered)
+
+
+def _current_run() -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
         raise ElicitError(OUTSIDE_A_TOOL) from None
+    if run.refusal is not None:
+        raise run.channel.surface(ElicitError(run.refusal))
+    return run
+
+
+def _need_input(
+    replay: Replay, questions: tuple[WireQuestion, ...], channel: Channel
+) -> BaseException:
+    """The signal that ends the run with these questions, or the limit error it hit."""
+    try:
+        return NeedInput(questions, replay.next_state(questions))
+    except ElicitError as error:
+        return channel.surface(error)
+
+
+def _prepare(
+    run: ToolRun,
+    tp: Any,
+    message: str | None,
+    key: str | None,
+    overrides: Overrides | None = None,
+) -> tuple[Any, FormSpec, ProtocolVersion, WireQuestion]:
+    """Check the form and the client, and build the question with its key and digest."""
     channel = run.channel
     spec = form_spec(tp)
     version = known_protocol(channel.protocol)
@@ -83,17 +248,120 @@ async def ask(
                 f"user for {spec.name}."
             )
         )
-    params = _request_params(spec, tp, message, version, overrides)
-    if run.replay is None:
-        raw = await channel.send(params)
-    else:
-        key = question_key(run.asked, params)
-        run.asked += 1
-        answer = run.replay.answer(key)
-        if answer is None:
-            raise NeedInput(key, params)
-        raw = answer
-    return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+    if overrides is None:
+        params, digest = _question(spec, tp, message, version)
+    else:  # per-call content: built for this call, never cached
+        params = _request_params(spec, tp, message, version, overrides)
+        digest = question_digest(params)
+    return tp, spec, version, WireQuestion(_claim_key(run, spec, key), digest, params)
+
+
+def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
+    """The question's key: ``key`` checked, or the next default for this form."""
+    if key is None:
+        slug = _SLUGS.get(spec.name) or _slug(spec.name)
+        number = run.defaults.get(slug, 0) + 1
+        run.defaults[slug] = number
+        key = f"{slug}#{number}"  # '#' is not allowed in explicit keys: no collision
+    elif not _KEY.fullmatch(key):
+        raise FormDefinitionError(
+            f"Cannot use {key!r} as the key of a question to {spec.name}: a key is 1 to 64 "
+            "letters, digits, '_', '-' or '.'. Choose a key like 'user_name'."
+        )
+    if key in run.keys:
+        raise FormDefinitionError(
+            f"Two questions in one call use the key {key!r}, so their answers could not be "
+            "told apart. Give each ask() its own key, e.g. key=f'item_{i}' in a loop."
+        )
+    run.keys.add(key)
+    return key
+
+
+def _slug(name: str) -> str:
+    """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
+    snake = _CAMEL.sub("_", name).lower()
+    slug = _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
+    if len(_SLUGS) >= _MAX_SLUGS:  # form names made per call must not grow it for ever
+        _SLUGS.clear()
+    _SLUGS[name] = slug
+    return slug
+
+
+_SLUGS: dict[str, str] = {}  # form name -> slug
+_MAX_SLUGS = 1024
+
+
+_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+
+# Rendered questions kept per form type (on its `CompiledForm`, so they die with the type):
+# the same every round, so built once. Bounded: messages are often f-strings.
+_MAX_CACHED_QUESTIONS = 64
+
+
+def _question(
+    spec: FormSpec, tp: Any, message: str | None, version: ProtocolVersion
+) -> tuple[dict[str, Any], str]:
+    cache = compiled_form(tp).questions
+    try:
+        return cache[version, message]
+    except KeyError:
+        pass
+    params = _request_params(spec, tp, message, version)
+    built = params, question_digest(params)
+    if len(cache) >= _MAX_CACHED_QUESTIONS:
+        cache.clear()
+    cache[version, message] = built
+    return built
+
+
+def _replayed(
+    replay: Replay,
+    tp: Any,
+    *,
+    spec: FormSpec,
+    version: ProtocolVersion,
+    question: WireQuestion,
+    channel: Channel,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any] | None:
+    """The answer to ``question`` from the state or the client's retry, or ``None``."""
+    carried = replay.carried(question.key, question.digest)
+    if carried is not None and carried.action == "invalid":
+        # The same failure as in the round the answer came in, so a tool that catches it
+        # and asks again takes the same path every round.
+        errors = [FieldError(*pair) for pair in carried.values]
+        raise channel.surface(InvalidContent(spec.name, errors))
+    if carried is not None:
+        raw: Mapping[str, Any] = {"action": carried.action}
+        if carried.action == "accept":
+            raw = {
+                "action": "accept",
+                "content": {
+                    field.key: value
+                    for field, value in zip(spec.fields, carried.values, strict=False)
+                    if value is not None
+                },
+            }
+        return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+    raw_answer = replay.response(question.key, question.digest)
+    if raw_answer is None:
+        return None
+    try:
+        result = _typed_result(tp, spec, raw_answer, version, channel, overrides=overrides)
+    except InvalidContent as error:
+        problems = [[problem.field, problem.message] for problem in error.errors]
+        replay.keep(question.key, Carried(question.digest, "invalid", problems))
+        raise
+    # Only now, checked, does the answer join the state: its validated wire values only.
+    content = raw_answer.get("content") if result.action == "accept" else None
+    values: list[Any] = []
+    if isinstance(content, Mapping):
+        fields = cast("Mapping[str, Any]", content)
+        values = [fields.get(field.key) for field in spec.fields]
+    replay.keep(question.key, Carried(question.digest, result.action, values))
+    return result
 
 
 def _request_params(

@@ -3,7 +3,9 @@
 Starts the bundled demo server (`elicitkit._demo_server`) as a subprocess over stdio, calls
 its ``ship`` tool once on 2025-11-25 (the question arrives in the middle of the call) and
 once on 2026-07-28 (the call ends with the question and is retried, round by round), and
-prints what happens. A scripted user answers, or, on a terminal, the person at it.
+prints what happens. A scripted user answers, or, on a terminal, the person at it, with
+the same terminal forms as ``elicitkit try``: checked as they type, Ctrl-C or Ctrl-D cancels
+the form and ends the demo cleanly, and a decline is an answer like any other (exit 0).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 from mcp import Client, StdioServerParameters
+
+from elicitkit._terminal_form import fill_in
 
 TOOL = "ship"
 ARGUMENTS = {"item": "a teapot"}
@@ -30,24 +33,34 @@ SCRIPTED_ANSWERS: dict[str, Any] = {
 }
 
 Answer = Callable[[Mapping[str, Any]], Awaitable[types.ElicitResult]]
+INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
 
 def run_demo(*, interactive: bool | None = None) -> int:
-    """Run the demo; return the process exit status (0 when both eras worked)."""
+    """Run the demo; return the process exit status (0 unless a tool call failed)."""
     if interactive is None:
-        interactive = sys.stdin.isatty()
-    user: Answer = _person if interactive else _scripted
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    person = _Person()
+    user: Answer = person.answer if interactive else _scripted
     print("elicitkit demo: one tool, `await ask(ShippingAddress)`, two protocol eras.")
     print(f"Server: {sys.executable} -m elicitkit._demo_server (a subprocess over stdio)")
     print("User: " + ("you, at this terminal" if interactive else "a script"))
-    ok = anyio.run(_both_eras, user)
+    try:
+        ok = anyio.run(_both_eras, user, person)
+    except KeyboardInterrupt:
+        print("\nInterrupted: the demo stopped.")
+        return INTERRUPTED
     return 0 if ok else 1
 
 
-async def _both_eras(user: Answer) -> bool:
-    legacy = await _session("legacy", user)
-    modern = await _session("auto", user)
-    return legacy and modern
+async def _both_eras(user: Answer, person: _Person) -> bool:
+    for mode in ("legacy", "auto"):
+        if not await _session(mode, user):
+            return False
+        if person.stopped:
+            print("\nYou closed the form, so the demo stops here. Run it again any time.")
+            return True
+    return True
 
 
 async def _session(mode: str, user: Answer) -> bool:
@@ -105,7 +118,7 @@ async def _show_and_answer(params: Mapping[str, Any], user: Answer) -> types.Eli
         optional = "" if key in required else ", optional"
         print(f"     - {field.get('title', key)} [{key}: {_describe(field)}{optional}]")
     print(f"     requestedSchema: {json.dumps(schema)}")
-    result = await user(schema)
+    result = await user(params)
     print(f"   the user answers: {json.dumps(result.model_dump(exclude_none=True))}")
     return result
 
@@ -127,61 +140,26 @@ def _describe(field: Mapping[str, Any]) -> str:
 def _report(result: types.CallToolResult) -> bool:
     text = " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
     print(f"<- {'error' if result.is_error else 'result'}: {text}")
-    return not result.is_error and text.startswith("Shipped")
+    if not result.is_error and not text.startswith("Shipped"):
+        print("   Nothing was shipped: saying no is a valid answer, and the tool handled it.")
+    return not result.is_error
 
 
-async def _scripted(schema: Mapping[str, Any]) -> types.ElicitResult:
+async def _scripted(params: Mapping[str, Any]) -> types.ElicitResult:
+    schema: Mapping[str, Any] = params["requestedSchema"]
     content = {
         key: SCRIPTED_ANSWERS[key] for key in schema["properties"] if key in SCRIPTED_ANSWERS
     }
     return types.ElicitResult(action="accept", content=content)
 
 
-async def _person(schema: Mapping[str, Any]) -> types.ElicitResult:
-    return await anyio.to_thread.run_sync(_prompt, schema)
+class _Person:
+    """The person at the terminal, answering in the shared terminal form."""
 
+    def __init__(self) -> None:
+        self.stopped = False
 
-def _prompt(schema: Mapping[str, Any]) -> types.ElicitResult:
-    """Ask at the terminal; the end of input (Ctrl-D) cancels the form."""
-    try:
-        return _prompt_fields(schema)
-    except EOFError:
-        print()
-        return types.ElicitResult(action="cancel")
-
-
-def _prompt_fields(schema: Mapping[str, Any]) -> types.ElicitResult:
-    """Ask one field at a time; an empty line skips an optional field."""
-    choice = input("   Fill in this form? [Y]es / [n]o (decline) / [c]ancel: ").strip().lower()
-    if choice.startswith("n"):
-        return types.ElicitResult(action="decline")
-    if choice.startswith("c"):
-        return types.ElicitResult(action="cancel")
-    required = set(schema.get("required", ()))
-    content: dict[str, Any] = {}
-    for key, field in schema["properties"].items():
-        while True:
-            text = input(f"   {field.get('title', key)}: ").strip()
-            if not text and key not in required:
-                break
-            try:
-                content[key] = _parse(field, text)
-                break
-            except ValueError:
-                print(f"   please enter {_describe(field)}")
-    return types.ElicitResult(action="accept", content=content)
-
-
-def _parse(field: Mapping[str, Any], text: str) -> Any:
-    kind = field["type"]
-    if kind == "boolean":
-        if text.lower() in ("y", "yes", "true"):
-            return True
-        if text.lower() in ("n", "no", "false"):
-            return False
-        raise ValueError(text)
-    if kind == "integer":
-        return int(text)
-    if kind == "number":
-        return float(text)
-    return text  # the server checks everything else and says what is wrong
+    async def answer(self, params: Mapping[str, Any]) -> types.ElicitResult:
+        answer = await fill_in(params)
+        self.stopped = self.stopped or answer.interrupted
+        return answer.result

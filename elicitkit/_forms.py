@@ -59,6 +59,13 @@ class CompiledForm:
         default_factory=dict[tuple[str, bool], dict[str, Any]]
     )
     decoders: dict[str, Decoder] = field(default_factory=dict[str, Decoder])
+    questions: dict[tuple[str, str | None], tuple[dict[str, Any], str]] = field(
+        default_factory=dict[tuple[str, str | None], tuple[dict[str, Any], str]]
+    )
+    """The rendered question (params, digest) per (protocol, message), built by ``ask()``.
+
+    Kept here, not in a module-level cache, so it dies with the form type; bounded by
+    ``ask()``, since messages are often f-strings."""
 
 
 _others: OrderedDict[Any, CompiledForm] = OrderedDict()

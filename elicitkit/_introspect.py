@@ -13,8 +13,6 @@ import datetime as dt
 import decimal
 import enum
 import inspect
-import math
-import re
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -30,15 +28,15 @@ from pydantic_core import PydanticUndefined
 from typing_extensions import Doc, TypeAliasType
 
 from elicitkit._errors import FormDefinitionError
+from elicitkit._field_checks import URL_MODE_ADVICE, check_not_secret, constraints
 from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._metadata import FormField, LabelStyle, StringFormat, TitleStyle
+from elicitkit._names import humanise, quoted, styled_title, type_name
 from elicitkit._render import wire_default
-from elicitkit._secrets import find_secret
 from elicitkit._wire_values import (
     has_surrogate,
     parse_date,
     parse_datetime,
-    pattern_matcher,
     sendable_text,
 )
 
@@ -341,7 +339,7 @@ def _named(origin: Any, name: str) -> bool:
 
 
 @dataclass
-class _Settings:
+class FieldSettings:
     """Field settings gathered from every vocabulary, before they are checked."""
 
     title: str | None = None
@@ -423,11 +421,11 @@ class _Settings:
 class _Unwrapped:
     core: Any
     optional: bool
-    settings: _Settings
+    settings: FieldSettings
 
 
 def _unwrap(
-    annotation: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    annotation: Any, settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> _Unwrapped:
     """Peel aliases, NewType, Annotated and ``| None`` off an annotation."""
     optional = False
@@ -499,7 +497,7 @@ def _build_field(
             return FormDefinitionError(f"Cannot build a one-field form from {form}: {reason}")
         return FormDefinitionError(f"Cannot build a form field for '{name}' of {form}: {reason}")
 
-    settings = _Settings()
+    settings = FieldSettings()
     for item in extra:
         settings.read(item)
     unwrapped = _unwrap(annotation, settings, problem)
@@ -525,7 +523,7 @@ def _build_field(
         )
 
     kind, extras = _classify(core, settings, problem)
-    _check_not_secret(name, key, settings, problem)
+    check_not_secret(name, key, settings, problem)
     _check_label_style(kind, settings.label_style, problem)
     if settings.title_style == "omit" and settings.title:
         raise problem(
@@ -563,7 +561,7 @@ def _build_field(
         label_style=settings.label_style,
         show_title=settings.title_style != "omit",
         **extras,
-        **_constraints(kind, fmt, written, settings, problem),
+        **constraints(kind, fmt, written, settings, problem),
     )
     if settings.prefill is not MISSING:
         spec = dataclasses.replace(spec, prefill=_checked_prefill(spec, settings.prefill, problem))
@@ -622,23 +620,8 @@ def _checked_prefill(
     return value
 
 
-def styled_title(name: str, style: TitleStyle | None) -> str:
-    """Title a field from its name in one of the `TitleStyle` styles (``"omit"`` aside).
-
-    Raises:
-        ValueError: ``style`` is not a title style.
-    """
-    if style is None or style in {"sentence", "omit"}:
-        return humanise(name)  # an omitted title still names the field in messages
-    if style == "title":
-        return " ".join(word[:1].upper() + word[1:] for word in humanise(name).split(" "))
-    if style == "name":
-        return name
-    raise ValueError(style)
-
-
 def _classify(
-    core: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    core: Any, settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> tuple[Kind, dict[str, Any]]:
     """Map the unwrapped type to a wire kind and the FieldSpec settings that go with it."""
     origin = typing.get_origin(core)
@@ -737,7 +720,7 @@ def _enum_choices(
     unknown = set(labels) - set(tp.__members__)
     if unknown:
         raise problem(
-            f"{type_name(tp)}.__labels__ names {_quoted(unknown)}, which "
+            f"{type_name(tp)}.__labels__ names {quoted(unknown)}, which "
             f"{'is not a member' if len(unknown) == 1 else 'are not members'}. Key "
             "__labels__ by member name."
         )
@@ -778,11 +761,11 @@ def choice_settings(
     problem: Callable[[str], FormDefinitionError],
 ) -> dict[str, Any]:
     """Check a list of options and apply labels; return ``choices`` and ``titled``."""
-    return _choice_settings(choices, _Settings(labels=labels), problem)
+    return _choice_settings(choices, FieldSettings(labels=labels), problem)
 
 
 def _choice_settings(
-    choices: list[Choice], settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    choices: list[Choice], settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> dict[str, Any]:
     wires = [choice.wire for choice in choices]
     unsendable = [wire for wire in wires if has_surrogate(wire)]
@@ -800,7 +783,7 @@ def _choice_settings(
         seen.add(wire)
     if duplicates:
         raise problem(
-            f"the options {_quoted(duplicates)} appear more than once on the wire (choices "
+            f"the options {quoted(duplicates)} appear more than once on the wire (choices "
             "travel as strings, so 1 and '1' collide). Make every option's string distinct."
         )
     if settings.labels is not None:
@@ -834,7 +817,7 @@ def _apply_labels(
     unknown = [key for key in labels if key not in matched]
     if unknown:
         raise problem(
-            f"the labels name {_quoted(unknown)}, which "
+            f"the labels name {quoted(unknown)}, which "
             f"{'is not an option' if len(unknown) == 1 else 'are not options'}. Key labels "
             "by Enum member, Literal value, or the option's string."
         )
@@ -856,7 +839,7 @@ def _default_label(choice: Choice) -> str:
 
 
 def _multi_settings(
-    core: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    core: Any, settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> dict[str, Any]:
     origin = typing.get_origin(core) or core
     args = typing.get_args(core)
@@ -866,7 +849,7 @@ def _multi_settings(
             "tuple[X, ...] for a multi-select, or separate fields."
         )
     item = args[0] if args else Any
-    item_settings = _Settings()
+    item_settings = FieldSettings()
     inner = _unwrap(item, item_settings, problem)
     item_core = inner.core
     is_choice = (isinstance(item_core, type) and issubclass(item_core, enum.Enum)) or (
@@ -885,187 +868,3 @@ def _multi_settings(
     else:
         choices = _literal_choices(item_core, problem)
     return {**_choice_settings(choices, settings, problem), "container": _MULTI_CONTAINERS[origin]}
-
-
-# --------------------------------------------------------------------------------------
-# Constraints and secrets
-# --------------------------------------------------------------------------------------
-
-
-def _constraints(
-    kind: Kind,
-    fmt: str | None,
-    written: str,
-    settings: _Settings,
-    problem: Callable[[str], FormDefinitionError],
-) -> dict[str, Any]:
-    """Check that every constraint fits the field's kind; return them as FieldSpec values."""
-    has_bounds = any(v is not None for v in (settings.ge, settings.gt, settings.le, settings.lt))
-    has_lengths = settings.min_length is not None or settings.max_length is not None
-    numeric = kind in (Kind.INTEGER, Kind.NUMBER)
-    if has_bounds and not numeric:
-        raise problem(
-            f"bounds (ge, gt, le, lt) apply only to numbers, and this field is "
-            f"{written}. Remove them, or use min_length/max_length for lengths."
-        )
-    if has_lengths and kind not in (Kind.TEXT, Kind.MULTI_CHOICE):
-        raise problem(
-            f"length limits apply only to text and multi-selects, and this field is "
-            f"{written}. Remove them, or use ge/le for bounds."
-        )
-    if settings.pattern is not None and kind is not Kind.TEXT:
-        raise problem(f"a pattern applies only to text, and this field is {written}.")
-    if settings.format is not None and fmt != settings.format:
-        raise problem(
-            f"format '{settings.format}' applies only to a plain str field, and this field is "
-            f"{written}. Remove it: dates, datetimes, EmailStr and URL types carry "
-            "their own format."
-        )
-    values: dict[str, Any] = {}
-    if numeric:
-        values.update(_bounds(kind, settings, problem))
-    if has_lengths:
-        values["min_length"] = settings.min_length
-        values["max_length"] = settings.max_length
-        low, high = settings.min_length or 0, settings.max_length
-        if high is not None and low > high:
-            raise problem(f"min length {low} is greater than max length {high}.")
-    if settings.pattern is not None:
-        try:
-            re.compile(settings.pattern)  # the author's text, never the client's
-        except re.error as exc:
-            raise problem(
-                f"the pattern {settings.pattern!r} is not a valid regular expression ({exc})."
-            ) from exc
-        try:
-            pattern_matcher(settings.pattern)
-        except ValueError as exc:
-            raise problem(
-                f"the pattern {settings.pattern!r} cannot be checked in linear time ({exc}). "
-                "Answers are checked with a linear-time regular-expression engine, so that no "
-                "answer can stall the server; write the pattern without look-around and "
-                "backreferences, or check the value in a validator."
-            ) from exc
-        values["pattern"] = settings.pattern
-    return values
-
-
-def _bounds(
-    kind: Kind, settings: _Settings, problem: Callable[[str], FormDefinitionError]
-) -> dict[str, Any]:
-    for name in ("ge", "gt", "le", "lt"):
-        value = getattr(settings, name)
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float, decimal.Decimal))
-            or not math.isfinite(value)
-        ):
-            raise problem(f"the bound {name}={value!r} is not a finite number.")
-    minimum, maximum = settings.ge, settings.le
-    out: dict[str, Any] = {}
-    if kind is Kind.INTEGER:
-        # The wire has no exclusive bounds; on integers they have exact inclusive twins.
-        if settings.gt is not None:
-            low = math.floor(settings.gt) + 1
-            minimum = low if minimum is None else max(minimum, low)
-        if settings.lt is not None:
-            high = math.ceil(settings.lt) - 1
-            maximum = high if maximum is None else min(maximum, high)
-        minimum = None if minimum is None else math.ceil(minimum)
-        maximum = None if maximum is None else math.floor(maximum)
-    else:
-        # On floats they have none: the wire carries the bound itself (the closest the
-        # grammar can say, so a client can still place its slider), and decoding enforces
-        # the strict bound.
-        if settings.gt is not None:
-            out["exclusive_minimum"] = _plain_number(settings.gt)
-            minimum = settings.gt if minimum is None else max(minimum, settings.gt)
-        if settings.lt is not None:
-            out["exclusive_maximum"] = _plain_number(settings.lt)
-            maximum = settings.lt if maximum is None else min(maximum, settings.lt)
-    if minimum is not None and maximum is not None and minimum > maximum:
-        raise problem(f"the lower bound {minimum} is above the upper bound {maximum}.")
-    out["minimum"] = None if minimum is None else _plain_number(minimum)
-    out["maximum"] = None if maximum is None else _plain_number(maximum)
-    return out
-
-
-def _plain_number(value: Any) -> int | float:
-    if isinstance(value, int):
-        return value
-    as_float = float(value)
-    return (
-        int(as_float) if as_float.is_integer() and isinstance(value, decimal.Decimal) else as_float
-    )
-
-
-# What to do instead of asking for a secret in a form; one place, so that it can follow
-# what elicitkit offers (URL mode arrives in a later release).
-URL_MODE_ADVICE = (
-    "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment "
-    "card data) in form mode. Collect it on a page you control, opened with URL-mode "
-    "elicitation (the SDK's ctx.elicit_url() today)"
-)
-
-
-def _check_not_secret(
-    name: str, key: str, settings: _Settings, problem: Callable[[str], FormDefinitionError]
-) -> None:
-    if settings.sensitive is False:
-        return
-    word = secret_word(name)
-    wire_word = secret_word(key) if word is None and key != name else None
-    if word is not None:
-        reason = f"its name suggests a secret ({word})"
-    elif wire_word is not None:
-        reason = f"its wire key '{key}' suggests a secret ({wire_word})"
-    elif settings.sensitive:
-        reason = "it is marked sensitive"
-    else:
-        return
-    raise problem(
-        f"{reason}, and {URL_MODE_ADVICE}, or mark the field FormField(sensitive=False) if it "
-        "holds no secret."
-    )
-
-
-def secret_word(name: str) -> str | None:
-    """Return the credential words a field name contains (``"api key"``), or ``None``."""
-    return find_secret(_words(name))
-
-
-# --------------------------------------------------------------------------------------
-# Names
-# --------------------------------------------------------------------------------------
-
-# An acronym (not followed by lower case), a capitalised or lower-case word, or digits:
-# "zip_code", "zipCode" and "ZIP_CODE" all split into two words; "APIKey" into "API", "Key".
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-def _words(name: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(name)]
-
-
-def humanise(name: str) -> str:
-    """Turn an identifier into a title: ``zip_code`` and ``zipCode`` become ``"Zip code"``."""
-    words = _words(name)
-    if not words:
-        return name
-    text = " ".join(words)
-    return text[0].upper() + text[1:]
-
-
-def type_name(tp: Any) -> str:
-    """Name a type the way its author wrote it, for messages."""
-    if isinstance(tp, type) and not typing.get_args(tp):
-        # Outer.Inner stays qualified; a class defined in a function loses the noise.
-        return tp.__qualname__.rsplit("<locals>.", 1)[-1]
-    text = repr(tp)
-    for prefix in ("typing_extensions.", "typing.", "datetime.", "decimal.", "annotated_types."):
-        text = text.replace(prefix, "")
-    return re.sub(r"<class '(?:[\w.]+\.)?([\w]+)'>", r"\1", text)
-
-
-def _quoted(items: Iterable[object]) -> str:
-    return ", ".join(sorted(repr(item) for item in items))

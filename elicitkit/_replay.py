@@ -2,10 +2,26 @@
 
 On 2026-07-28 a server cannot send a request in the middle of a tool call. The first
 unanswered ``ask()`` ends the run (`NeedInput`); the integration returns an
-``InputRequiredResult`` holding that one question, and the client retries the whole call
-with the answer. The tool then runs again from the top, and every ``ask()`` already answered
+``InputRequiredResult`` holding the question(s), and the client retries the whole call with
+the answers. The tool then runs again from the top, and every ``ask()`` already answered
 returns its answer at once. The client sends back only the latest round's answers, so
 earlier ones travel in ``requestState`` (sealed and bound to the call by the SDK).
+
+The state (version 2) is one JSON object with short keys; unknown keys are ignored, so a
+later version can add fields, and a different ``v`` is not ours::
+
+    {"v": 2,                      # format version
+     "d": "<22 chars>",           # the dialogue id: 128 random bits, minted in round one
+     "r": 3,                      # rounds asked so far (InputRequiredResults returned)
+     "a": [[key, digest, "a", [value, ...]], ...],  # answers: accept/decline/cancel,
+                                  #   accepted content as the form's wire values in field
+                                  #   order (null: absent), validated, nothing else; or
+                                  #   "i" (invalid) with its [[field, message], ...]
+     "p": [[key, digest], ...]}   # the questions the last round asked
+
+A digest is 10 base64url characters of the SHA-256 of the rendered question (message and
+schema), so an answer is only ever taken for the very question it was given for. When
+zlib makes the JSON shorter, the state is ``"z"`` followed by its base64url-compressed form.
 
 Nothing here knows an SDK: integrations hand in the raw ``inputResponses`` and the
 plaintext ``requestState``, and turn a `NeedInput` into their SDK's result type.
@@ -13,110 +29,252 @@ plaintext ``requestState``, and turn a `NeedInput` into their SDK's result type.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
-from collections.abc import Mapping
+import secrets
+import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-_STATE_VERSION = 1
-_KEY_PREFIX = "elicitkit"
+from elicitkit._limits import ReplayLimits, StateTooLarge, TooManyRounds
+
+STATE_VERSION = 2
+# "invalid": an accepted answer that failed the form's checks; its values are the field
+# errors, so every later round raises the very same `InvalidContent` at that ask().
+_ACTIONS = {"accept": "a", "decline": "d", "cancel": "c", "invalid": "i"}
+_ACTION_NAMES = {code: name for name, code in _ACTIONS.items()}
+_COMPRESSED = "z"
+# A sealed state is ours, so this only bounds a decompression against our own mistakes.
+_MAX_PLAIN_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class WireQuestion:
+    """One question as it goes on the wire.
+
+    Attributes:
+        key: Its key in ``inputRequests`` / ``inputResponses``.
+        digest: The digest of the rendered question (`question_digest`).
+        params: The ``elicitation/create`` params.
+    """
+
+    key: str
+    digest: str
+    params: dict[str, Any]
 
 
 class NeedInput(BaseException):
-    """Ends a tool run at its first unanswered question on 2026-07-28.
+    """Ends a tool run at its first unanswered question(s) on 2026-07-28.
 
     A `BaseException`, so that a tool's ``except Exception:`` cannot swallow it on its way
     to the integration, which turns it into an ``InputRequiredResult``.
+
+    Attributes:
+        questions: The questions to ask in this round, in order.
+        state: The next round's ``requestState`` for exactly these questions.
     """
 
-    def __init__(self, key: str, params: dict[str, Any]) -> None:
-        """Carry the question's key and its ``elicitation/create`` params."""
-        super().__init__(key)
-        self.key = key
-        self.params = params
+    def __init__(self, questions: tuple[WireQuestion, ...], state: str) -> None:
+        """Carry the round's questions and the state that goes with them."""
+        super().__init__(", ".join(question.key for question in questions))
+        self.questions = questions
+        self.state = state
 
 
-def question_key(ordinal: int, params: Mapping[str, Any]) -> str:
-    """The deterministic key of the ``ordinal``-th question of a run.
-
-    The ordinal tells apart two asks of the same form in one run; the digest of the
-    rendered question makes sure an answer is never taken for a different question (a
-    message or form that changed between rounds is asked again).
-    """
+def question_digest(params: Mapping[str, Any]) -> str:
+    """Digest a rendered question: equal exactly when message and schema are equal."""
     canonical = json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    digest = hashlib.sha256(canonical.encode()).hexdigest()[:16]
-    return f"{_KEY_PREFIX}:{ordinal}:{digest}"
+    return base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()[:8]).decode()[:10]
+
+
+@dataclass
+class Carried:
+    """An answer carried in the state.
+
+    Attributes:
+        digest: The digest of the question it answers.
+        action: ``"accept"``, ``"decline"``, ``"cancel"``, or ``"invalid"`` for an accepted
+            answer that failed the form's checks.
+        values: The accepted content as wire values in the form's field order (``None``
+            where absent); for ``"invalid"``, the ``[field, message]`` of each error;
+            empty otherwise.
+    """
+
+    digest: str
+    action: str
+    values: list[Any] = field(default_factory=list[Any])
 
 
 @dataclass
 class Replay:
-    """The answers a run of a tool can see, and the state the next round carries.
+    """One round of a dialogue: what it carries in, and what the next round carries.
 
     Attributes:
-        answers: Raw ``ElicitResult`` objects by question key: those carried in the sealed
-            ``requestState``, plus the answer to the question the last round asked.
+        dialogue: The dialogue's id, or ``None`` in round one (minted when first needed).
+        rounds: How many rounds of questions the dialogue has returned so far.
+        answers: Answers by question key: those carried in, plus those taken this round.
+        pending: The questions the previous round asked, key to digest.
+        responses: The request's raw ``inputResponses``.
+        limits: The caps this dialogue runs under.
     """
 
-    answers: dict[str, Mapping[str, Any]] = field(default_factory=dict[str, Mapping[str, Any]])
+    dialogue: str | None = None
+    rounds: int = 0
+    answers: dict[str, Carried] = field(default_factory=dict[str, Carried])
+    pending: dict[str, str] = field(default_factory=dict[str, str])
+    responses: Mapping[object, object] = field(default_factory=dict[object, object])
+    limits: ReplayLimits = field(default_factory=ReplayLimits)
 
     @classmethod
-    def from_request(cls, input_responses: object, request_state: object) -> Replay:
-        """Collect the answers of a retry.
+    def from_request(
+        cls, input_responses: object, request_state: object, limits: ReplayLimits | None = None
+    ) -> Replay:
+        """Read a round's answers.
 
         Args:
-            input_responses: The request's raw ``inputResponses`` (``None`` on round one).
+            input_responses: The request's raw ``inputResponses`` (``None`` in round one).
             request_state: The plaintext ``requestState``, already verified by the SDK.
+            limits: The caps (default: `ReplayLimits()`).
 
-        Only the answer to the question the previous round asked is taken from
-        ``inputResponses``: the spec says to ignore entries a server does not expect, and an
-        answer carried in the sealed state cannot be replaced by a later retry. A state
-        elicitkit did not write carries nothing.
+        A state elicitkit did not write carries nothing, and then no response is taken
+        either: only the answer to a question elicitkit asked in the previous round is.
         """
-        state = _our_state(request_state)
+        replay = cls(limits=limits or ReplayLimits())
+        state = _decode_state(request_state)
         if state is None:
-            return cls()
-        carried, pending = state
-        answers = dict(carried)
-        if pending is not None and isinstance(input_responses, Mapping):
-            responses = cast("Mapping[object, object]", input_responses)
-            answer = responses.get(pending)
-            if isinstance(answer, Mapping):
-                answers[pending] = cast("Mapping[str, Any]", answer)
-        return cls(answers)
+            return replay
+        dialogue, rounds, answers, pending = state
+        replay.dialogue, replay.rounds = dialogue, rounds
+        replay.answers, replay.pending = answers, pending
+        if pending and isinstance(input_responses, Mapping):
+            replay.responses = cast("Mapping[object, object]", input_responses)
+        return replay
 
-    def answer(self, key: str) -> Mapping[str, Any] | None:
-        """Return the raw answer to a question, or ``None`` if it has not been answered."""
-        return self.answers.get(key)
+    def carried(self, key: str, digest: str) -> Carried | None:
+        """Return the carried answer to this very question, if there is one."""
+        answer = self.answers.get(key)
+        return answer if answer is not None and answer.digest == digest else None
 
-    def next_state(self, pending: str) -> str:
-        """The ``requestState`` for the next round.
+    def response(self, key: str, digest: str) -> Mapping[str, Any] | None:
+        """Return the client's raw answer to this question, if the last round asked it."""
+        if self.pending.get(key) != digest:
+            return None
+        answer = self.responses.get(key)
+        return cast("Mapping[str, Any]", answer) if isinstance(answer, Mapping) else None
 
-        It holds every answer so far, and the key of the question whose answer the retry
-        brings (``pending``).
+    def keep(self, key: str, answer: Carried) -> None:
+        """Carry a checked answer into the next round."""
+        self.answers[key] = answer
+
+    def next_state(self, questions: Sequence[WireQuestion]) -> str:
+        """Encode the ``requestState`` of the round that asks ``questions``.
+
+        Raises:
+            TooManyRounds: The dialogue would exceed ``limits.max_rounds``.
+            StateTooLarge: The state would exceed ``limits.max_state_bytes``.
         """
-        state = {"elicitkit": _STATE_VERSION, "answers": self.answers, "pending": pending}
-        return json.dumps(state, separators=(",", ":"))
+        rounds = self.rounds + 1
+        limits = self.limits
+        if rounds > limits.max_rounds:
+            raise TooManyRounds(
+                f"This call would ask round {rounds} of questions, over elicitkit's limit of "
+                f"{limits.max_rounds} rounds per call, so it stops here instead of asking "
+                "forever. Ask fewer questions per call, batch them with ask_all(), or raise "
+                "ReplayLimits(max_rounds=...) in install()."
+            )
+        if self.dialogue is None:
+            self.dialogue = secrets.token_urlsafe(16)
+        state: dict[str, Any] = {
+            "v": STATE_VERSION,
+            "d": self.dialogue,
+            "r": rounds,
+            "a": [
+                [key, answer.digest, _ACTIONS[answer.action], _trimmed(answer.values)]
+                if answer.values
+                else [key, answer.digest, _ACTIONS[answer.action]]
+                for key, answer in self.answers.items()
+            ],
+            "p": [[question.key, question.digest] for question in questions],
+        }
+        encoded = _encode(state)
+        if len(encoded) > limits.max_state_bytes:
+            raise StateTooLarge(
+                f"The answers this call carries between rounds take {len(encoded)} bytes, "
+                f"over elicitkit's limit of {limits.max_state_bytes} bytes of requestState, "
+                "so it cannot ask another question. Ask for less in one call, or raise "
+                "ReplayLimits(max_state_bytes=...) in install()."
+            )
+        return encoded
 
 
-def _our_state(
+def _trimmed(values: list[Any]) -> list[Any]:
+    """Drop trailing absent values: they decode the same and cost bytes every round."""
+    end = len(values)
+    while end and values[end - 1] is None:
+        end -= 1
+    return values[:end]
+
+
+def _encode(state: dict[str, Any]) -> str:
+    plain = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+    if len(plain) < _WORTH_COMPRESSING:
+        return plain
+    packed = _COMPRESSED + base64.urlsafe_b64encode(zlib.compress(plain.encode(), 6)).decode()
+    # The SDK embeds the state as a JSON string, where every '"' costs a backslash more.
+    return packed if len(packed) < len(plain) + plain.count('"') else plain
+
+
+# Below this, zlib's header and base64 cost more than the escaped quotes they would save.
+_WORTH_COMPRESSING = 200
+
+
+def _decode_state(
     request_state: object,
-) -> tuple[dict[str, Mapping[str, Any]], str | None] | None:
+) -> tuple[str, int, dict[str, Carried], dict[str, str]] | None:
     if not isinstance(request_state, str):
         return None
+    plain = request_state
+    if plain.startswith(_COMPRESSED):
+        try:
+            inflater = zlib.decompressobj()
+            data = inflater.decompress(base64.urlsafe_b64decode(plain[1:]), _MAX_PLAIN_BYTES)
+            plain = data.decode()
+        except (binascii.Error, ValueError, zlib.error):
+            return None
     try:
-        state = json.loads(request_state)
+        state = json.loads(plain)
     except ValueError:
         return None
     if not isinstance(state, dict):
         return None
-    fields = cast("dict[str, object]", state)
-    carried, pending = fields.get("answers"), fields.get("pending")
-    if fields.get("elicitkit") != _STATE_VERSION or not isinstance(carried, dict):
+    fields = cast("dict[str, Any]", state)
+    dialogue, rounds = fields.get("d"), fields.get("r")
+    if fields.get("v") != STATE_VERSION or not isinstance(dialogue, str):
         return None
-    answers = {
-        key: cast("Mapping[str, Any]", value)
-        for key, value in cast("dict[object, object]", carried).items()
-        if isinstance(key, str) and isinstance(value, Mapping)
+    if not isinstance(rounds, int):
+        return None
+    answers: dict[str, Carried] = {}
+    for entry in _list(fields.get("a")):
+        if len(entry) in (3, 4) and isinstance(entry[0], str) and isinstance(entry[1], str):
+            action = _ACTION_NAMES.get(entry[2]) if isinstance(entry[2], str) else None
+            values: object = entry[3] if len(entry) == 4 else []
+            if action is not None and isinstance(values, list):
+                answers[entry[0]] = Carried(entry[1], action, cast("list[object]", values))
+    pending = {
+        entry[0]: entry[1]
+        for entry in _list(fields.get("p"))
+        if len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], str)
     }
-    return answers, pending if isinstance(pending, str) else None
+    return dialogue, rounds, answers, pending
+
+
+def _list(value: object) -> list[list[Any]]:
+    found: list[list[Any]] = []
+    if isinstance(value, list):
+        for entry in cast("list[object]", value):
+            if isinstance(entry, list):
+                found.append(cast("list[object]", entry))  # noqa: PERF401  (typed for both checkers)
+    return found

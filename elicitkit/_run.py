@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from elicitkit._errors import ElicitError, FormDefinitionError
@@ -52,12 +52,18 @@ class ToolRun:
         channel: The integration's channel for this call.
         replay: The answers carried into this run (2026-07-28), or ``None`` on handshake
             eras, where questions are sent mid-call.
-        asked: How many questions this run has asked so far: the next one's ordinal.
+        keys: The question keys used so far in this run (a key used twice is an error).
+        defaults: How many questions without an explicit key each form has asked so far
+            in this run: the next default key's number.
+        refusal: Why ``ask()`` cannot be used in this call at all (e.g. the tool also uses
+            the SDK's own ``Resolve``), or ``None``.
     """
 
     channel: Channel
     replay: Replay | None
-    asked: int = 0
+    keys: set[str] = field(default_factory=set[str])
+    defaults: dict[str, int] = field(default_factory=dict[str, int])
+    refusal: str | None = None
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")

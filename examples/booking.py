@@ -56,10 +56,12 @@ async def book_table(restaurant: str) -> str:
 
 
 if __name__ == "__main__":
-    if sys.stdin.isatty():  # started by hand: stdio is for a client, so say how to connect one
-        print(
-            "This MCP server talks over stdin/stdout. Let a client start it: in an MCP client "
-            f"that can show forms, add the command: {sys.executable} {' '.join(sys.argv)}",
-            file=sys.stderr,
+    if sys.stdin.isatty():  # a person, not a client: say how to connect instead of waiting
+        sys.exit(
+            "This is an MCP server: it speaks JSON-RPC on stdin and stdout, to a client.\n"
+            "Fill in its forms at this terminal with\n"
+            "    elicitkit try examples/booking.py --tool book_table \\\n"
+            '        --args \'{"restaurant": "Noma"}\'\n'
+            "or add `python examples/booking.py` to your MCP client's stdio servers."
         )
     server.run("stdio")

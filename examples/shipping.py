@@ -65,10 +65,12 @@ async def ship(item: str) -> str:
 
 
 if __name__ == "__main__":
-    if sys.stdin.isatty():  # started by hand: stdio is for a client, so say how to connect one
-        print(
-            "This MCP server talks over stdin/stdout. Let a client start it: in an MCP client "
-            f"that can show forms, add the command: {sys.executable} {' '.join(sys.argv)}",
-            file=sys.stderr,
+    if sys.stdin.isatty():  # a person, not a client: say how to connect instead of waiting
+        sys.exit(
+            "This is an MCP server: it speaks JSON-RPC on stdin and stdout, to a client.\n"
+            "Fill in its forms at this terminal with\n"
+            "    elicitkit try examples/shipping.py --tool ship \\\n"
+            '        --args \'{"item": "a teapot"}\'\n'
+            "or add `python examples/shipping.py` to your MCP client's stdio servers."
         )
     server.run("stdio")

@@ -30,3 +30,12 @@ def _check_every_rendered_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[No
     yield
     for schema, protocol in _seen:
         assert_spec_valid(schema, protocol)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real redis-server for this test session (tests that share it use their own keys)."""
+    from tests.redis_server import running_redis  # noqa: PLC0415
+
+    with running_redis() as url:
+        yield url

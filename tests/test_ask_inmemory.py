@@ -285,7 +285,8 @@ async def test_install_twice_is_harmless() -> None:
     before = list(server.middleware)
     assert install(server) is server
     assert server.middleware == before
-    assert sum(m is elicitkit.integrations.mcp.elicitkit_middleware for m in server.middleware) == 1
+    middleware = elicitkit.integrations.mcp.ElicitkitMiddleware
+    assert sum(isinstance(m, middleware) for m in server.middleware) == 1
 
 
 def test_install_refuses_other_objects() -> None:

@@ -44,36 +44,10 @@ def test_demo_command_with_the_scripted_user() -> None:
     ):
         assert line in modern
     assert modern.count("the client shows a form:") == 2
-    assert "question key elicitkit:0:" in modern
-    assert "question key elicitkit:1:" in modern
+    assert "question key shipping_address#1" in modern
+    assert "question key bool#1" in modern
     assert f"<- result: Shipped a teapot. {TYPED}" in modern
     assert '"speed": {"type": "string", "title": "Speed", "oneOf": [' in out
 
 
-def test_demo_with_a_person_answering() -> None:
-    # What a person types, for each era: accept the form, six fields, accept the confirm
-    # form, and "y" in it.
-    person = "y\nGrace Hopper\n1 Navy Way\nArlington\n22201\nstandard\n3\n" + "y\ny\n"
-    code = "import sys; from elicitkit._demo import run_demo; sys.exit(run_demo(interactive=True))"
-    done = run([sys.executable, "-c", code], stdin=person * 2)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "User: you, at this terminal" in done.stdout
-    assert (
-        done.stdout.count(
-            "city='Arlington', zip_code='22201', speed=<Speed.STANDARD: 'standard'>, floor=3"
-        )
-        == 2
-    )
-
-
-def test_demo_exit_status_is_1_when_the_user_declines() -> None:
-    code = "import sys; from elicitkit._demo import run_demo; sys.exit(run_demo(interactive=True))"
-    done = run([sys.executable, "-c", code], stdin="n\nn\n")
-    assert done.returncode == 1
-    assert done.stdout.count("<- result: Not shipped: the user chose to decline.") == 2
-
-
-def test_no_command_shows_usage() -> None:
-    done = run([sys.executable, "-m", "elicitkit"])
-    assert done.returncode == 2
-    assert "usage: python -m elicitkit" in done.stderr
+# A person answering at a terminal: tests/test_terminal_pty.py (a real pseudo-terminal).

@@ -30,12 +30,12 @@ from mcp.shared.exceptions import MCPError
 import elicitkit
 from elicitkit import ask
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._replay import NeedInput, question_key
+from elicitkit._replay import NeedInput
 
 pytestmark = pytest.mark.anyio
 
 MODERN = "2026-07-28"
-KEY = re.compile(r"elicitkit:(\d+):([0-9a-f]{16})")
+KEY = re.compile(r"([a-z0-9_]+)#(\d+)")
 BAD_STATE = (-32602, "Invalid or expired requestState")
 
 
@@ -113,16 +113,11 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-def ordinal(key: str) -> int:
+def number(key: str) -> int:
+    """The default key's number: how many times the call has asked this form so far."""
     match = KEY.fullmatch(key)
     assert match is not None, key
-    return int(match.group(1))
-
-
-def digest(key: str) -> str:
-    match = KEY.fullmatch(key)
-    assert match is not None, key
-    return match.group(2)
+    return int(match.group(2))
 
 
 async def call(client: Client, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -199,8 +194,7 @@ async def test_three_asks_each_shown_once_and_the_body_runs_four_times() -> None
 
     assert not result.is_error, text_of(result)
     assert asked.messages == ["Who signs up for pro?", "Sign up for pro?", "How many seats?"]
-    assert [ordinal(key) for key in asked.keys] == [0, 1, 2]
-    assert len(set(asked.keys)) == 3
+    assert asked.keys == ["person#1", "bool#1", "int#1"]
     assert runs == ["pro"] * 4
     assert finals == [(Person("Ada", 36), True, 3)]
     person, confirm, seats = finals[0]
@@ -270,7 +264,7 @@ async def test_the_same_form_asked_twice_is_two_questions_with_their_own_answers
 
     old_answer = accept(street="1 Old Road", city="Oslo")
     new_answer = accept(street="2 New Street", city="Bergen")
-    asked = Asked(lambda key, message: old_answer if ordinal(key) == 0 else new_answer)
+    asked = Asked(lambda key, message: old_answer if number(key) == 1 else new_answer)
     async with Client(server, elicitation_callback=asked) as client:
         result = await call(client, "move", {})
 
@@ -278,8 +272,7 @@ async def test_the_same_form_asked_twice_is_two_questions_with_their_own_answers
     assert asked.messages == ["Which address?", "Which address?"]
     first, second = asked.keys
     assert first != second
-    assert (ordinal(first), ordinal(second)) == (0, 1)
-    assert digest(first) == digest(second)  # the same rendered question; the ordinal tells apart
+    assert (first, second) == ("address#1", "address#2")
     assert len(runs) == 3
     assert finals == [(Address("1 Old Road", "Oslo"), Address("2 New Street", "Bergen"))]
 
@@ -317,14 +310,12 @@ async def test_input_required_result_shape() -> None:
         first = await retry(client, "book", {"room": "101"})
 
     key, params, state = only_question(first)
-    assert KEY.fullmatch(key)
-    assert ordinal(key) == 0
+    assert key == "person#1"
     assert params == {
         "mode": "form",
         "message": "Who is booking 101?",
         "requestedSchema": elicitkit.requested_schema(Person, protocol=MODERN),
     }
-    assert key == question_key(0, params)
     wire = first.model_dump(by_alias=True, mode="json", exclude_none=True)
     assert wire["resultType"] == "input_required"
     assert set(wire) == {"resultType", "inputRequests", "requestState"}
@@ -332,8 +323,8 @@ async def test_input_required_result_shape() -> None:
     assert state.startswith("v1.")
     body = state[len("v1.") :]
     raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-    assert b"elicitkit" not in raw
-    assert b"answers" not in raw
+    assert b"person" not in raw
+    assert b'"d"' not in raw
     assert booking.runs == ["book 101"]
 
 
@@ -346,7 +337,7 @@ async def test_rounds_by_hand_complete_with_every_answer() -> None:
         k2, p2, s3 = only_question(await retry(client, "book", args, {k1: accept(value=True)}, s2))
         final = await retry(client, "book", args, {k2: accept(value=2)}, s3)
 
-    assert [ordinal(k0), ordinal(k1), ordinal(k2)] == [0, 1, 2]
+    assert [k0, k1, k2] == ["person#1", "bool#1", "int#1"]
     assert (p1["message"], p2["message"]) == ("Confirm the booking?", "How many nights?")
     assert isinstance(final, types.CallToolResult)
     assert not final.is_error, text_of(final)
@@ -420,7 +411,7 @@ async def test_a_request_state_that_does_not_fit_is_rejected_before_the_tool_run
         # The genuine retry still works afterwards.
         second = await retry(client, "book", {"room": "101"}, {key: accept(**ADA)}, state)
     next_key, params, _ = only_question(second)
-    assert ordinal(next_key) == 1
+    assert next_key == "bool#1"
     assert params["message"] == "Confirm the booking?"
 
 
@@ -436,12 +427,12 @@ async def test_a_request_state_past_a_short_ttl_is_rejected() -> None:
     assert booking.runs == ["book 101"]
 
 
-def _wrong_digest(key: str) -> str:
-    return f"elicitkit:0:{'0' * 16}"
+def _wrong_form(key: str) -> str:
+    return "bool#1"
 
 
-def _wrong_ordinal(key: str) -> str:
-    return f"elicitkit:1:{digest(key)}"
+def _wrong_number(key: str) -> str:
+    return "person#2"
 
 
 def _not_ours(key: str) -> str:
@@ -451,8 +442,8 @@ def _not_ours(key: str) -> str:
 @pytest.mark.parametrize(
     "misdirect",
     [
-        pytest.param(_wrong_digest, id="wrong-digest"),
-        pytest.param(_wrong_ordinal, id="wrong-ordinal"),
+        pytest.param(_wrong_form, id="wrong-form"),
+        pytest.param(_wrong_number, id="wrong-number"),
         pytest.param(_not_ours, id="foreign-key"),
     ],
 )
@@ -476,16 +467,9 @@ async def test_an_answer_under_another_key_is_never_taken_for_the_question(
     assert booking.finals == [(Person("Ada", 36), True, 1)]
 
 
-def booking_key(ordinal: int, message: str, tp: Any) -> str:
-    """A key a client can work out for itself (keys are deterministic)."""
-    schema = elicitkit.requested_schema(tp, protocol=MODERN)
-    return question_key(ordinal, {"mode": "form", "message": message, "requestedSchema": schema})
-
-
 async def test_an_answer_sent_before_its_question_was_asked_is_ignored() -> None:
     booking = Booking()
-    k0 = booking_key(0, "Who is booking 101?", Person)
-    k1 = booking_key(1, "Confirm the booking?", bool)
+    k0, k1 = "person#1", "bool#1"  # default keys are readable and predictable
     async with Client(booking.server, elicitation_callback=never_called) as client:
         args = {"room": "101"}
         # Round one, no state: even the right key is not taken.
@@ -540,7 +524,7 @@ async def test_an_answer_carried_in_the_state_is_not_asked_again() -> None:
         k1, _, s2 = only_question(await retry(client, "book", args, {k0: accept(**ADA)}, s1))
         # Round 3 sends only round 2's answer: the first answer travels in s2.
         k2, p2, s3 = only_question(await retry(client, "book", args, {k1: accept(value=False)}, s2))
-        assert ordinal(k2) == 2
+        assert k2 == "int#1"
         assert p2["message"] == "How many nights?"
         # Control: with round 1's state instead, round 2's answer alone cannot stand in for
         # the first question, which is asked again.
@@ -701,8 +685,9 @@ async def test_a_real_error_beside_an_unanswered_ask_in_a_task_group_is_an_error
 async def test_a_message_that_changes_between_rounds_is_a_new_question() -> None:
     """Intended: the digest covers the rendered question, so an answer is never reused for
     a question that reads differently. A message built from something that changes on
-    every run (here a run counter) is therefore asked again each round, with a new key for
-    the same ordinal; once the message settles, the answer to the latest wording is used.
+    every run (here a run counter) is therefore asked again each round (under the same key:
+    the digest travels in the state); once the message settles, the answer to the latest
+    wording is used.
     """
     server = new_server()
     runs: list[int] = []
@@ -728,8 +713,7 @@ async def test_a_message_that_changes_between_rounds_is_a_new_question() -> None
         "Asked on run 1: a number?",
         "Asked on run 2: a number?",
     )
-    assert ordinal(first_key) == ordinal(second_key) == 0
-    assert digest(first_key) != digest(second_key)
+    assert first_key == second_key == "int#1"
 
     runs.clear()
     asked = by_message(
@@ -747,7 +731,7 @@ async def test_a_message_that_changes_between_rounds_is_a_new_question() -> None
         with pytest.raises(InputRequiredRoundsExceededError):
             await call(client, "counted", {})
     assert len(answers.shown) == 3
-    assert len(set(answers.keys)) == 3
+    assert answers.keys == ["int#1"] * 3
 
 
 # -- 8. An invalid answer on the replay path ------------------------------------------------

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
+from elicitkit._limits import ReplayLimits
+from elicitkit._store import OutcomeStore
+
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 ServerT = TypeVar("ServerT")
 
 
-def install(server: ServerT) -> ServerT:
+def install(
+    server: ServerT, *, store: OutcomeStore | None = None, limits: ReplayLimits | None = None
+) -> ServerT:
     """Make ``ask()`` work in every tool of ``server``.
 
     Call it once, after creating the server; calling it again changes nothing. Tools need no
@@ -18,6 +23,11 @@ def install(server: ServerT) -> ServerT:
 
     Args:
         server: An ``mcp.server.mcpserver.MCPServer`` (official SDK, mcp 2.3+).
+        store: Where completed dialogues are recorded on 2026-07-28, so that a replayed
+            final round gets the recorded outcome instead of running the handler again
+            (default: a `MemoryStore` in this process; share one such as a
+            ``RedisStore`` between processes).
+        limits: The caps on one dialogue (default: `ReplayLimits()`).
 
     Returns:
         The same server, so ``server = install(MCPServer("name"))`` reads well.
@@ -29,7 +39,7 @@ def install(server: ServerT) -> ServerT:
     if _is_mcp_server(target):
         from elicitkit.integrations import mcp  # noqa: PLC0415
 
-        mcp.install(target)
+        mcp.install(target, store=store, limits=limits)
         return server
     raise TypeError(_unsupported_server(server))
 

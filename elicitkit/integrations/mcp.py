@@ -10,16 +10,23 @@ One server middleware does everything:
   reads the answers back on the client's retry. The SDK's ``RequestStateBoundary`` (installed
   by every ``MCPServer``) seals the ``requestState`` with AES-GCM and binds it to the tool
   name, the arguments, the server and the principal, with a 10-minute expiry; this
-  middleware sits inside it, so it only ever sees state the server itself minted.
+  middleware sits inside it, so it only ever sees state the server itself minted;
+* on 2026-07-28 it also completes each dialogue at most once, through an `OutcomeStore`.
+
+It serves ``tools/call``, ``prompts/get`` and ``resources/read``: the methods whose handlers
+may ask (the SDK's multi-round carriers).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import secrets
 from collections.abc import Mapping
 from types import new_class
 from typing import Any, Literal, cast
 
+import anyio
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
@@ -27,6 +34,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.request_state import RequestStateBoundary
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.methods import is_input_required
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
@@ -38,63 +46,286 @@ from elicitkit._errors import (
     ElicitError,
     FormDefinitionError,
 )
-from elicitkit._replay import NeedInput, Replay
+from elicitkit._limits import ReplayLimits
+from elicitkit._replay import NeedInput, Replay, WireQuestion
 from elicitkit._run import ToolRun, current_run
+from elicitkit._store import Claim, MemoryStore, OutcomeStore
 from elicitkit._wire_values import sendable_text
 
 logger = logging.getLogger(__name__)
 
 
-def install(server: MCPServer[Any]) -> None:
+def install(
+    server: MCPServer[Any],
+    *,
+    store: OutcomeStore | None = None,
+    limits: ReplayLimits | None = None,
+) -> None:
     """Add elicitkit's middleware to ``server`` (once).
+
+    Args:
+        server: The server.
+        store: Where completed dialogues are recorded (default: a `MemoryStore` of this
+            process). Servers that run in several processes share one, e.g. a `RedisStore`.
+        limits: The caps on one dialogue (default: `ReplayLimits()`).
 
     Raises:
         TypeError: The server has no ``RequestStateBoundary`` (someone removed it), so the
             answers carried between rounds on 2026-07-28 would travel unsealed.
     """
     chain = server.middleware
-    if any(middleware is elicitkit_middleware for middleware in chain):
+    installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
+    if installed is not None:
+        if (store is not None and store is not installed.store) or (
+            limits is not None and limits != installed.limits
+        ):
+            # Silently keeping the first store would break at-most-once across workers.
+            raise TypeError(
+                "Cannot install elicitkit on this MCPServer again with another store or "
+                "limits: it is already installed, and its dialogues are recorded in the first "
+                "store. Call install(server, store=..., limits=...) once, before serving."
+            )
         return
-    if not any(isinstance(middleware, RequestStateBoundary) for middleware in chain):
+    boundary = next(
+        (middleware for middleware in chain if isinstance(middleware, RequestStateBoundary)),
+        None,
+    )
+    if boundary is None:
         raise TypeError(
             "Cannot install elicitkit on this MCPServer: its middleware has no "
             "RequestStateBoundary, so answers carried between rounds would travel unsealed. "
             "Keep the boundary MCPServer installs by default."
         )
+    # The record must outlive every state minted before it: the state's lifetime, plus the
+    # minute of clock skew the boundary tolerates.
+    security = getattr(boundary, "_security", None)
+    ttl = getattr(security, "ttl", _DEFAULT_STATE_TTL)
+    keep = float(ttl if isinstance(ttl, int | float) else _DEFAULT_STATE_TTL) + 60.0
     # Appended, so it runs inside the boundary: it sees requestState already verified.
-    chain.append(elicitkit_middleware)
-
-
-async def elicitkit_middleware(
-    ctx: ServerRequestContext[Any, Any], call_next: CallNext
-) -> HandlerResult:
-    """Run a ``tools/call`` with elicitkit's per-call state; pass everything else through."""
-    if ctx.method != "tools/call" or ctx.request_id is None:
-        return await call_next(ctx)
-    modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-    params = ctx.params or {}
-    replay = (
-        Replay.from_request(params.get("inputResponses"), params.get("requestState"))
-        if modern
-        else None
-    )
-    token = current_run.set(ToolRun(_Channel(ctx, modern=modern), replay))
-    try:
-        return await call_next(ctx)
-    except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
-        need = _need_input(signal)
-        if need is None or replay is None:
-            return _failure(signal, tool=str(params.get("name")))
-        return types.InputRequiredResult(
-            input_requests={
-                need.key: types.ElicitRequest.model_validate(
-                    {"method": "elicitation/create", "params": need.params}
-                )
-            },
-            request_state=replay.next_state(pending=need.key),
+    chain.append(
+        ElicitkitMiddleware(
+            server,
+            store=MemoryStore() if store is None else store,
+            limits=ReplayLimits() if limits is None else limits,
+            keep=keep,
         )
-    finally:
-        current_run.reset(token)
+    )
+
+
+_DEFAULT_STATE_TTL = 600.0
+# The methods whose handlers may ask: the multi-round carriers of 2026-07-28.
+_ASKING_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+_RESULT_TYPES: dict[str, type[BaseModel]] = {
+    "tools/call": types.CallToolResult,
+    "prompts/get": types.GetPromptResult,
+    "resources/read": types.ReadResourceResult,
+}
+INTERRUPTED = (
+    "An earlier request for this call was interrupted before it finished (cancelled, or its "
+    "server failed), so the call is not run again: what it had already done is unknown. "
+    "Check the outcome, then start the call afresh without requestState to try again."
+)
+BUSY = (
+    "Another request for this same call is still running, so its outcome is not known yet. "
+    "Send the same request again in a few seconds to get that outcome."
+)
+
+
+class ElicitkitMiddleware:
+    """Runs tool, prompt and resource handlers with elicitkit's per-call state.
+
+    On 2026-07-28 it also makes each dialogue complete at most once: a round that carries a
+    dialogue id claims the dialogue in the store before running, records the outcome when
+    the handler completes, and a later round of a completed dialogue gets that record back
+    without running the handler. A round that finds another round of its dialogue running
+    waits for it (up to ``wait`` seconds) and then shares its outcome. A round interrupted
+    mid-run (cancelled, or an exception the SDK does not turn into a result) is recorded as
+    interrupted, so the dialogue never runs again: later rounds get an error that says so.
+    """
+
+    def __init__(
+        self,
+        server: MCPServer[Any],
+        *,
+        store: OutcomeStore,
+        limits: ReplayLimits,
+        keep: float,
+        wait: float = 30.0,
+    ) -> None:
+        """Serve ``server``, recording outcomes in ``store`` for ``keep`` seconds."""
+        self.server = server
+        self.store = store
+        self.limits = limits
+        self.keep = keep
+        self.wait = wait
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Run one request; pass through every method that cannot ask."""
+        if ctx.method not in _ASKING_METHODS or ctx.request_id is None:
+            return await call_next(ctx)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        params = ctx.params or {}
+        replay = (
+            Replay.from_request(
+                params.get("inputResponses"), params.get("requestState"), self.limits
+            )
+            if modern
+            else None
+        )
+        run = ToolRun(_Channel(ctx, modern=modern), replay, refusal=self._refusal(ctx))
+        token = current_run.set(run)
+        try:
+            if replay is None or replay.dialogue is None:
+                return await self._run(ctx, call_next, replay)
+            return await self._once(ctx, call_next, replay, replay.dialogue)
+        finally:
+            current_run.reset(token)
+
+    async def _run(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, replay: Replay | None
+    ) -> HandlerResult:
+        """Run the handler; turn its question(s) into an ``InputRequiredResult``."""
+        try:
+            return await call_next(ctx)
+        except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
+            questions = _questions(signal)
+            if not questions or replay is None:
+                return _failure(signal, tool=_target(ctx))
+            state = questions[0].state if len(questions) == 1 else None
+            asked = _merged(questions)
+            if state is None:  # several concurrent ask()s ended the run together
+                try:
+                    state = replay.next_state(asked)
+                except ElicitError as error:
+                    return _error_outcome(ctx.method, str(error))
+            return types.InputRequiredResult(
+                input_requests={question.key: _elicit_request(question) for question in asked},
+                request_state=state,
+            )
+
+    async def _once(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        replay: Replay,
+        dialogue: str,
+    ) -> HandlerResult:
+        """Run a later round of a dialogue, at most once to completion."""
+        lease = secrets.token_urlsafe(8)
+        claim = await self._claim(dialogue, lease)
+        if claim.status == "recorded":
+            return _replayed_outcome(claim.outcome or "")
+        if claim.status == "busy":
+            return _error_outcome(ctx.method, BUSY)
+        try:
+            result = await self._run(ctx, call_next, replay)
+        except MCPError as error:
+            await self.store.record(dialogue, _error_record(error), keep=self.keep)
+            raise
+        except BaseException:
+            # Cancelled or crashed mid-round: the handler may have got past its last ask()
+            # and done its side effect, so the dialogue must not run again. Later rounds
+            # get an error that says so (shielded: a cancellation must not skip the record).
+            with anyio.CancelScope(shield=True):
+                interrupted = MCPError(code=types.INTERNAL_ERROR, message=INTERRUPTED)
+                await self.store.record(dialogue, _error_record(interrupted), keep=self.keep)
+            raise
+        if is_input_required(result):
+            await self.store.release(dialogue, lease)
+        else:
+            await self.store.record(dialogue, _result_record(ctx.method, result), keep=self.keep)
+        return result
+
+    async def _claim(self, dialogue: str, lease: str) -> Claim:
+        """Claim the dialogue, waiting while another round of it runs (up to ``wait``)."""
+        deadline = anyio.current_time() + self.wait
+        pause = 0.005
+        while True:
+            claim = await self.store.claim(dialogue, lease, lease=self.keep)
+            if claim.status != "busy" or anyio.current_time() >= deadline:
+                return claim
+            await anyio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+    def _refusal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        """Refuse ask() in a tool that also uses the SDK's Resolve (they cannot share a call)."""
+        if ctx.method != "tools/call":
+            return None
+        name = str((ctx.params or {}).get("name"))
+        tool = self.server._tool_manager.get_tool(name)  # pyright: ignore[reportPrivateUsage]
+        if tool is None or not tool.resolved_params:
+            return None
+        return (
+            f"The tool {name!r} uses both the SDK's Resolve(...) parameters and elicitkit's "
+            "ask(), which cannot share one call: on MCP 2026-07-28 both carry their progress "
+            "in the one requestState, and the user would be asked the same questions over "
+            "and over. Ask every question with ask() or ask_all() in the tool body, or only "
+            "with Resolve(...)."
+        )
+
+
+def _target(ctx: ServerRequestContext[Any, Any]) -> str:
+    params = ctx.params or {}
+    return str(params.get("uri") if ctx.method == "resources/read" else params.get("name"))
+
+
+def _elicit_request(question: WireQuestion) -> types.ElicitRequest:
+    """The SDK's request model of a question, built once per rendered question."""
+    request = _REQUESTS.get(question.digest)
+    if request is None:
+        if len(_REQUESTS) >= _MAX_CACHED_REQUESTS:
+            _REQUESTS.clear()
+        request = _REQUESTS[question.digest] = types.ElicitRequest.model_validate(
+            {"method": "elicitation/create", "params": question.params}
+        )
+    return request
+
+
+# Keyed by the question's digest (equal digests: equal message and schema); bounded, since
+# messages are often f-strings.
+_REQUESTS: dict[str, types.ElicitRequest] = {}
+_MAX_CACHED_REQUESTS = 4096
+
+
+def _merged(questions: list[NeedInput]) -> tuple[WireQuestion, ...]:
+    """All questions of the run's `NeedInput` signal(s), each key once, in order."""
+    seen: dict[str, WireQuestion] = {}
+    for need in questions:
+        for question in need.questions:
+            seen.setdefault(question.key, question)
+    return tuple(seen.values())
+
+
+def _result_record(method: str, result: HandlerResult) -> str:
+    if isinstance(result, BaseModel):
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return json.dumps({"m": method, "r": dumped}, separators=(",", ":"))
+    return json.dumps({"r": result}, separators=(",", ":"))
+
+
+def _error_record(error: MCPError) -> str:
+    data = error.error.model_dump(mode="json", exclude_none=True)
+    return json.dumps({"e": data}, separators=(",", ":"))
+
+
+def _replayed_outcome(record: str) -> HandlerResult:
+    """Give back a recorded outcome: the same result, or the same JSON-RPC error."""
+    fields = json.loads(record)
+    if "e" in fields:
+        raise MCPError.from_error_data(types.ErrorData.model_validate(fields["e"]))
+    result_type = _RESULT_TYPES.get(fields.get("m", ""))
+    result: dict[str, Any] | None = fields["r"]
+    return result if result_type is None else result_type.model_validate(result)
+
+
+def _error_outcome(method: str, message: str) -> HandlerResult:
+    """Report a problem of the dialogue itself: a tool error, or a JSON-RPC error elsewhere."""
+    if method == "tools/call":
+        text = types.TextContent(type="text", text=message)
+        return types.CallToolResult(content=[text], is_error=True)
+    raise MCPError(code=types.INTERNAL_ERROR, message=message)
 
 
 def _failure(signal: BaseException, *, tool: str) -> types.CallToolResult:
@@ -115,19 +346,26 @@ def _failure(signal: BaseException, *, tool: str) -> types.CallToolResult:
     return types.CallToolResult(content=[text], is_error=True)
 
 
-def _need_input(signal: BaseException) -> NeedInput | None:
-    """The question that ended the run, also from inside task groups (only if alone)."""
+def _questions(signal: BaseException) -> list[NeedInput]:
+    """The question signal(s) that ended the run, also from task groups (only if alone)."""
     if isinstance(signal, NeedInput):
-        return signal
+        return [signal]
     if isinstance(signal, BaseExceptionGroup):
         group = cast("BaseExceptionGroup[BaseException]", signal)
         questions, others = group.split(NeedInput)
         if questions is not None and others is None:
-            first: BaseException = questions
-            while isinstance(first, BaseExceptionGroup):
-                first = cast("BaseExceptionGroup[BaseException]", first).exceptions[0]
-            return cast("NeedInput", first)
-    return None
+            return list(_leaves(questions))
+    return []
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[NeedInput]:
+    found: list[NeedInput] = []
+    for inner in group.exceptions:
+        if isinstance(inner, BaseExceptionGroup):
+            found.extend(_leaves(cast("BaseExceptionGroup[BaseException]", inner)))
+        elif isinstance(inner, NeedInput):
+            found.append(inner)
+    return found
 
 
 class _ElicitationCreate(BaseModel):
@@ -146,10 +384,7 @@ class _Channel:
     def __init__(self, ctx: ServerRequestContext[Any, Any], *, modern: bool) -> None:
         self._ctx = ctx
         self._modern = modern
-
-    @property
-    def protocol(self) -> str:
-        return self._ctx.protocol_version
+        self._why_not: tuple[str | None] | None = None  # the capabilities of a call are fixed
 
     def why_no_forms(self) -> str | None:
         """Say why the client cannot show a form (see `Channel.why_no_forms`).
@@ -158,6 +393,15 @@ class _Channel:
             ElicitationUnsupported: The server's own transport setting forbids a request
                 mid-call; the message names the setting rather than blaming the client.
         """
+        if self._why_not is None:
+            self._why_not = (self._why_no_forms(),)
+        return self._why_not[0]
+
+    @property
+    def protocol(self) -> str:
+        return self._ctx.protocol_version
+
+    def _why_no_forms(self) -> str | None:
         session = self._ctx.session
         if not self._modern and not session.can_send_request:
             raise self.surface(

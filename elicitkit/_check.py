@@ -1,0 +1,98 @@
+"""``elicitkit check``: definition errors, and what known clients will do with each form.
+
+Errors are forms elicitkit cannot express (`FormDefinitionError`). Warnings come from the
+table of client facts (`elicitkit._client_facts.KNOWN_CLIENTS`) and from protocol versions a
+form cannot be asked on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from elicitkit._client_facts import KNOWN_CLIENTS, ClientProfile
+from elicitkit._errors import FormDefinitionError
+from elicitkit._find_forms import FoundForm
+from elicitkit._forms import form_spec, requested_schema
+from elicitkit._formspec import MISSING, FormSpec, Kind
+from elicitkit._protocol import PROTOCOL_VERSIONS
+from elicitkit.testing._spec_keys import unknown_key
+
+
+@dataclass
+class Report:
+    """What ``check`` found for one form."""
+
+    form: FoundForm
+    errors: list[str] = field(default_factory=list[str])
+    warnings: list[str] = field(default_factory=list[str])
+
+
+def check_form(found: FoundForm) -> Report:
+    """Compile ``found`` and compare it with what every known client can show."""
+    report = Report(found)
+    try:
+        spec = form_spec(found.tp)
+        requested_schema(found.tp)
+    except FormDefinitionError as error:
+        report.errors.append(str(error))
+        return report
+    for version in PROTOCOL_VERSIONS:
+        try:
+            schema = requested_schema(found.tp, protocol=version)
+        except FormDefinitionError as error:
+            report.warnings.append(f"Not on {version}: {error}")
+            continue
+        key = unknown_key(schema, version)
+        if key is not None:  # rendering never emits one: a guard against regressions
+            report.errors.append(
+                f"On {version} the schema has {key!r}, which strict clients refuse."
+            )
+    report.warnings.extend(_client_warnings(spec))
+    return report
+
+
+# (the client fact that is missing, the field kinds it concerns, what the client does then)
+_GAPS: tuple[tuple[str, tuple[Kind, ...], str], ...] = (
+    (
+        "number_widgets",
+        (Kind.INTEGER, Kind.NUMBER),
+        "has no number input, so it shows only approve/decline and sends no content",
+    ),
+    (
+        "multi_select_widgets",
+        (Kind.MULTI_CHOICE,),
+        "has no multi-select input, so it shows only approve/decline and sends no content",
+    ),
+)
+
+
+def _client_warnings(spec: FormSpec) -> list[str]:
+    warnings: list[str] = []
+    for fact, kinds, consequence in _GAPS:
+        keys = [f.key for f in spec.fields if f.kind in kinds]
+        if keys:
+            warnings.extend(
+                f"{_subject(keys)}: {client.name} {consequence} ({client.source_for(fact)})."
+                for client in _lacking(fact)
+            )
+    defaults = [
+        f.key
+        for f in spec.fields
+        if f.kind is not Kind.BOOLEAN and (f.default is not MISSING or f.default_factory)
+    ]
+    if defaults:
+        warnings.extend(
+            f"{_subject(defaults)}: {client.name} does not prefill defaults, so an answer "
+            "left empty arrives absent and the server fills in the default "
+            f"({client.source_for('applies_defaults')})."
+            for client in _lacking("applies_defaults")
+        )
+    return warnings
+
+
+def _lacking(fact: str) -> list[ClientProfile]:
+    return [client for client in KNOWN_CLIENTS.values() if not getattr(client, fact)]
+
+
+def _subject(keys: list[str]) -> str:
+    return f"Field {keys[0]!r}" if len(keys) == 1 else "Fields " + ", ".join(map(repr, keys))

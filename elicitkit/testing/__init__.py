@@ -1,0 +1,46 @@
+"""Test tools that ask questions: a scripted user, client profiles, and a pytest plugin.
+
+Connect the real SDK client to your server in memory, on any protocol era, answer its forms
+from a script, and check what the client was shown::
+
+    from elicitkit.testing import ScriptedUser, accept, connect
+
+    user = ScriptedUser(accept(city="Oslo"))
+    async with connect(server, protocol="2025-11-25", user=user) as client:
+        result = await client.call_tool("ship", {"item": "a teapot"})
+    assert user.requests[0].schema["required"] == ["city"]
+
+With pytest, the ``elicit_connect`` fixture does the same on every era (see
+`elicitkit.testing.pytest_plugin`).
+"""
+
+from elicitkit._client_facts import KNOWN_CLIENTS, PROFILES, ClientProfile
+from elicitkit.testing._connect import HANG_SECONDS, connect
+from elicitkit.testing._user import (
+    FormRequest,
+    Reply,
+    ScriptedUser,
+    ScriptError,
+    accept,
+    cancel,
+    decline,
+    delay,
+    invalid,
+)
+
+__all__ = [
+    "HANG_SECONDS",
+    "KNOWN_CLIENTS",
+    "PROFILES",
+    "ClientProfile",
+    "FormRequest",
+    "Reply",
+    "ScriptError",
+    "ScriptedUser",
+    "accept",
+    "cancel",
+    "connect",
+    "decline",
+    "delay",
+    "invalid",
+]

@@ -1,0 +1,52 @@
+"""pytest plugin (registered as ``elicitkit``): run a tool's tests on every protocol era.
+
+Fixtures:
+
+* ``elicit_protocol``: each protocol version in turn (2025-06-18, 2025-11-25, 2026-07-28);
+  a test that uses it, directly or through ``elicit_connect``, runs once per version.
+* ``elicit_connect``: `elicitkit.testing.connect` bound to ``elicit_protocol``; call it
+  as ``elicit_connect(server, user=..., profile=...)`` and enter it with ``async with``.
+* ``elicit_profile``: each client profile in `elicitkit.testing.PROFILES` in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from elicitkit._client_facts import PROFILES, ClientProfile
+from elicitkit._protocol import PROTOCOL_VERSIONS
+from elicitkit.testing._connect import connect
+
+Connect = Callable[..., AbstractAsyncContextManager[Client]]
+
+
+@pytest.fixture(params=PROTOCOL_VERSIONS, ids=PROTOCOL_VERSIONS)
+def elicit_protocol(request: pytest.FixtureRequest) -> str:
+    """Each MCP protocol version with elicitation, one test run per version."""
+    version: str = request.param
+    return version
+
+
+@pytest.fixture(params=list(PROFILES.values()), ids=list(PROFILES))
+def elicit_profile(request: pytest.FixtureRequest) -> ClientProfile:
+    """Each client profile of `elicitkit.testing.PROFILES`, one test run per profile."""
+    profile: ClientProfile = request.param
+    return profile
+
+
+@pytest.fixture
+def elicit_connect(elicit_protocol: str) -> Connect:
+    """`elicitkit.testing.connect` on the version of this run of the test."""
+
+    def bound(server: Any, **options: Any) -> AbstractAsyncContextManager[Client]:
+        return connect(server, protocol=elicit_protocol, **options)
+
+    return bound
+
+
+__all__ = ["elicit_connect", "elicit_profile", "elicit_protocol"]

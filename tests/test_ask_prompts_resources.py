@@ -1,0 +1,114 @@
+"""ask() inside prompt and resource handlers, on both eras, with the same at-most-once rule."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+import elicitkit
+from elicitkit import ask
+from tests.mrtr import accept, never_called
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclasses.dataclass
+class Topic:
+    topic: str
+
+
+class Library:
+    """A prompt and a resource that each ask once, then do their one side effect."""
+
+    def __init__(self) -> None:
+        self.server = elicitkit.install(MCPServer("library"))
+        self.effects: list[str] = []
+
+        @self.server.prompt()
+        async def brainstorm() -> str:
+            topic = await ask(Topic, "Brainstorm about what?", key="topic")
+            assert topic.content is not None
+            self.effects.append(f"prompt {topic.content.topic}")
+            return f"Ideas about {topic.content.topic}"
+
+        @self.server.resource("notes://today")
+        async def notes() -> str:
+            topic = await ask(Topic, "Notes on what?", key="topic")
+            assert topic.content is not None
+            self.effects.append(f"resource {topic.content.topic}")
+            return f"Notes on {topic.content.topic}"
+
+
+def prompt_text(result: types.GetPromptResult) -> str:
+    content = result.messages[0].content
+    assert isinstance(content, types.TextContent)
+    return content.text
+
+
+def resource_text(result: types.ReadResourceResult) -> str:
+    content = result.contents[0]
+    assert isinstance(content, types.TextResourceContents)
+    return content.text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+async def test_ask_in_a_prompt_and_a_resource_on_every_era(
+    mode: Literal["legacy", "auto"],
+) -> None:
+    library = Library()
+    shown: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        shown.append(params.message)
+        return accept(topic="owls")
+
+    async with Client(library.server, elicitation_callback=answer, mode=mode) as client:
+        prompt = await client.get_prompt("brainstorm")
+        resource = await client.read_resource("notes://today")
+    assert prompt_text(prompt) == "Ideas about owls"
+    assert resource_text(resource) == "Notes on owls"
+    assert shown == ["Brainstorm about what?", "Notes on what?"]
+    assert library.effects == ["prompt owls", "resource owls"]
+
+
+async def test_a_replayed_final_round_of_a_prompt_or_resource_runs_once() -> None:
+    library = Library()
+    async with Client(library.server, elicitation_callback=never_called) as client:
+        session = client.session
+        first = await session.get_prompt("brainstorm", allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+        assert first.input_requests is not None
+        assert list(first.input_requests) == ["topic"]
+        prompts = [  # the same final round, then another answer
+            await session.get_prompt(
+                "brainstorm",
+                input_responses={"topic": accept(topic=topic)},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            for topic in ("owls", "bats")
+        ]
+        read = await session.read_resource("notes://today", allow_input_required=True)
+        assert isinstance(read, types.InputRequiredResult)
+        resources = [
+            await session.read_resource(
+                "notes://today",
+                input_responses={"topic": accept(topic=topic)},
+                request_state=read.request_state,
+                allow_input_required=True,
+            )
+            for topic in ("owls", "bats")
+        ]
+    assert [prompt_text(result) for result in prompts] == ["Ideas about owls"] * 2
+    assert [resource_text(result) for result in resources] == ["Notes on owls"] * 2
+    assert library.effects == ["prompt owls", "resource owls"]

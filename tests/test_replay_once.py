@@ -1,0 +1,337 @@
+"""At most once on MCP 2026-07-28: a dialogue's body completes once, whatever the client resends.
+
+A hostile or buggy client can send the final round of a dialogue again within the state's
+lifetime: the same round twice, another answer to the last question, an older state, or two
+final rounds at once. Each must get the recorded outcome without the code after the last
+``ask()`` (the "charge") running again. Checked with the real SDK client and server, on the
+in-memory store and on a real redis-server shared by two server instances.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer, RequestStateSecurity
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from redis.asyncio import Redis
+
+import elicitkit
+from elicitkit import MemoryStore, OutcomeStore, ask
+from elicitkit.integrations.mcp import BUSY, INTERRUPTED, ElicitkitMiddleware
+from elicitkit.redis_store import RedisStore
+from tests.mrtr import accept, never_called, only_question, retry, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclasses.dataclass
+class Payee:
+    name: str
+    iban_country: str
+
+
+SECRET = secrets.token_bytes(32)  # shared by the "two instances", as several workers would
+
+
+class Shop:
+    """A server whose tool asks two questions, then charges (the side effect to count)."""
+
+    def __init__(self, store: OutcomeStore, charges: list[str], *, pause: float = 0.0) -> None:
+        self.server = MCPServer("shop", request_state_security=RequestStateSecurity(keys=[SECRET]))
+        elicitkit.install(self.server, store=store)
+        self.runs = 0
+
+        @self.server.tool()
+        async def pay(amount: int) -> str:
+            self.runs += 1
+            payee = await ask(Payee, f"Who gets {amount}?")
+            sure = await ask(bool, f"Pay {amount}?", key="confirm")
+            if not sure.content:
+                return "not paid"
+            assert payee.content is not None
+            await anyio.sleep(pause)  # the charge takes a while: a window for a racing round
+            charges.append(f"{amount} to {payee.content.name}")
+            return f"paid {amount} to {payee.content.name} (charge #{len(charges)})"
+
+        @self.server.tool()
+        async def fail() -> str:
+            await ask(bool, "Try?", key="try")
+            charges.append("failed attempt")
+            raise ToolError("the bank said no")
+
+    @property
+    def middleware(self) -> ElicitkitMiddleware:
+        (found,) = (m for m in self.server.middleware if isinstance(m, ElicitkitMiddleware))
+        return found
+
+
+StoreFactory = Callable[[], OutcomeStore]
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
+    """Makes stores that share one backend: one memory store, or one real redis-server."""
+    if request.param == "memory":
+        shared = MemoryStore()
+        yield lambda: shared
+        return
+    url = request.getfixturevalue("redis_url")
+    prefix = f"test:{secrets.token_hex(4)}:"
+    clients: list[Redis] = []
+
+    def make() -> OutcomeStore:
+        client = Redis.from_url(url)
+        clients.append(client)
+        return RedisStore(client, prefix=prefix)
+
+    yield make
+    for client in clients:
+        await client.aclose()
+
+
+async def rounds_to_the_end(client: Client) -> tuple[dict[str, Any], list[str], Any]:
+    """Answer both questions; return the final round's answers, the states, the result."""
+    args = {"amount": 10}
+    k1, _, s1 = only_question(await retry(client, "pay", args))
+    k2, _, s2 = only_question(
+        await retry(client, "pay", args, {k1: accept(name="Ada", iban_country="NO")}, s1)
+    )
+    assert (k1, k2) == ("payee#1", "confirm")
+    final_answers = {k2: accept(value=True)}
+    result = await retry(client, "pay", args, final_answers, s2)
+    return final_answers, [s1, s2], result
+
+
+PAID = "paid 10 to Ada (charge #1)"
+
+
+def _same_round(answers: dict[str, Any], states: list[str]) -> tuple[Any, str]:
+    return answers, states[1]
+
+
+def _another_answer(answers: dict[str, Any], states: list[str]) -> tuple[Any, str]:
+    return {"confirm": types.ElicitResult(action="decline")}, states[1]
+
+
+def _older_state(answers: dict[str, Any], states: list[str]) -> tuple[Any, str]:
+    return {"payee#1": accept(name="Mallory", iban_country="XX")}, states[0]
+
+
+def _no_answer(answers: dict[str, Any], states: list[str]) -> tuple[Any, str]:
+    return None, states[1]
+
+
+REPLAYS = [
+    pytest.param(_same_round, id="same-final-round"),
+    pytest.param(_another_answer, id="another-answer"),
+    pytest.param(_older_state, id="older-state"),
+    pytest.param(_no_answer, id="state-without-answer"),
+]
+
+
+@pytest.mark.parametrize("replayed", REPLAYS)
+async def test_a_replayed_round_of_a_completed_dialogue_gets_the_recorded_result(
+    stores: StoreFactory, replayed: Callable[..., tuple[Any, str]]
+) -> None:
+    charges: list[str] = []
+    shop = Shop(stores(), charges)
+    async with Client(shop.server, elicitation_callback=never_called) as client:
+        answers, states, first = await rounds_to_the_end(client)
+        assert text_of(first) == PAID
+        runs = shop.runs
+        again = await retry(client, "pay", {"amount": 10}, *replayed(answers, states))
+        third = await retry(client, "pay", {"amount": 10}, *replayed(answers, states))
+    assert isinstance(again, types.CallToolResult)
+    assert again == first
+    assert third == first
+    assert charges == ["10 to Ada"]
+    assert shop.runs == runs  # the body did not even start again
+
+
+async def test_two_final_rounds_at_once_charge_once_and_both_get_the_result(
+    stores: StoreFactory,
+) -> None:
+    charges: list[str] = []
+    shop = Shop(stores(), charges, pause=0.2)
+    args = {"amount": 10}
+    async with Client(shop.server, elicitation_callback=never_called) as client:
+        k1, _, s1 = only_question(await retry(client, "pay", args))
+        k2, _, s2 = only_question(
+            await retry(client, "pay", args, {k1: accept(name="Ada", iban_country="NO")}, s1)
+        )
+        results: list[Any] = []
+
+        async def final(answer: bool) -> None:
+            results.append(await retry(client, "pay", args, {k2: accept(value=answer)}, s2))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(final, True)
+            group.start_soon(final, False)  # the racing round answers otherwise: no matter
+    assert charges == ["10 to Ada"]
+    assert [text_of(result) for result in results] == [PAID, PAID]
+
+
+async def test_two_server_instances_sharing_a_store_complete_a_dialogue_once(
+    stores: StoreFactory,
+) -> None:
+    """Two instances (two workers) with one key ring and one store: a round lands on either."""
+    charges: list[str] = []
+    east, west = Shop(stores(), charges, pause=0.1), Shop(stores(), charges, pause=0.1)
+    args = {"amount": 10}
+    async with (
+        Client(east.server, elicitation_callback=never_called) as on_east,
+        Client(west.server, elicitation_callback=never_called) as on_west,
+    ):
+        k1, _, s1 = only_question(await retry(on_east, "pay", args))
+        k2, _, s2 = only_question(
+            await retry(on_west, "pay", args, {k1: accept(name="Ada", iban_country="NO")}, s1)
+        )
+        results: list[Any] = []
+
+        async def final(client: Client) -> None:
+            results.append(await retry(client, "pay", args, {k2: accept(value=True)}, s2))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(final, on_east)
+            group.start_soon(final, on_west)
+        late = await retry(on_east, "pay", args, {k2: accept(value=True)}, s2)
+    assert charges == ["10 to Ada"]
+    assert [text_of(result) for result in [*results, late]] == [PAID] * 3
+
+
+async def test_separate_calls_are_separate_dialogues(stores: StoreFactory) -> None:
+    charges: list[str] = []
+    shop = Shop(stores(), charges)
+    async with Client(shop.server, elicitation_callback=never_called) as client:
+        first = (await rounds_to_the_end(client))[2]
+        second = (await rounds_to_the_end(client))[2]
+    assert (text_of(first), text_of(second)) == (PAID, "paid 10 to Ada (charge #2)")
+    assert charges == ["10 to Ada", "10 to Ada"]
+
+
+async def test_a_round_that_asks_again_does_not_complete_the_dialogue(stores: StoreFactory) -> None:
+    """Retrying a middle round (twice, at once) asks the next question each time, no record."""
+    charges: list[str] = []
+    shop = Shop(stores(), charges)
+    args = {"amount": 10}
+    async with Client(shop.server, elicitation_callback=never_called) as client:
+        k1, _, s1 = only_question(await retry(client, "pay", args))
+        middles: list[Any] = []
+
+        async def middle() -> None:
+            answer = {k1: accept(name="Ada", iban_country="NO")}
+            middles.append(only_question(await retry(client, "pay", args, answer, s1)))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(middle)
+            group.start_soon(middle)
+        assert [key for key, _, _ in middles] == ["confirm", "confirm"]
+        final = await retry(client, "pay", args, {"confirm": accept(value=True)}, middles[1][2])
+        other = await retry(client, "pay", args, {"confirm": accept(value=True)}, middles[0][2])
+    assert text_of(final) == text_of(other) == PAID
+    assert charges == ["10 to Ada"]
+
+
+async def test_an_error_outcome_is_recorded_too(stores: StoreFactory) -> None:
+    charges: list[str] = []
+    shop = Shop(stores(), charges)
+    async with Client(shop.server, elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "fail", {}))
+        first = await retry(client, "fail", {}, {key: accept(value=True)}, state)
+        again = await retry(client, "fail", {}, {key: accept(value=True)}, state)
+    assert isinstance(first, types.CallToolResult)
+    assert first.is_error
+    assert text_of(first) == "Error executing tool fail: the bank said no"
+    assert again == first
+    assert charges == ["failed attempt"]
+
+
+async def test_a_round_that_waits_too_long_for_the_running_one_says_so() -> None:
+    charges: list[str] = []
+    shop = Shop(MemoryStore(), charges, pause=0.5)
+    shop.middleware.wait = 0.05
+    args = {"amount": 10}
+    async with Client(shop.server, elicitation_callback=never_called) as client:
+        k1, _, s1 = only_question(await retry(client, "pay", args))
+        k2, _, s2 = only_question(
+            await retry(client, "pay", args, {k1: accept(name="Ada", iban_country="NO")}, s1)
+        )
+        results: dict[str, Any] = {}
+
+        async def final(name: str, delay: float) -> None:
+            await anyio.sleep(delay)
+            results[name] = await retry(client, "pay", args, {k2: accept(value=True)}, s2)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(final, "first", 0)
+            group.start_soon(final, "impatient", 0.1)
+        later = await retry(client, "pay", args, {k2: accept(value=True)}, s2)
+    assert text_of(results["first"]) == PAID
+    busy = results["impatient"]
+    assert isinstance(busy, types.CallToolResult)
+    assert busy.is_error
+    assert text_of(busy) == BUSY
+    assert text_of(later) == PAID
+    assert charges == ["10 to Ada"]
+
+
+async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_again(
+    stores: StoreFactory,
+) -> None:
+    """The client gives up on the final round (cancelled mid-charge): it must not charge twice."""
+    charges: list[str] = []
+    args = {"amount": 10}
+    slow = Shop(stores(), charges)
+
+    @slow.server.tool()
+    async def pay_slowly(amount: int) -> str:
+        await ask(bool, f"Pay {amount}?", key="confirm")
+        charges.append(f"{amount} slowly")
+        await anyio.sleep(5)  # the client cancels while this runs
+        return "paid slowly"
+
+    async with Client(slow.server, elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "pay_slowly", args))
+        with anyio.move_on_after(0.3):
+            await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
+        with pytest.raises(MCPError) as raised:
+            await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
+    assert charges == ["10 slowly"]
+    assert raised.value.error.code == types.INTERNAL_ERROR
+    assert raised.value.error.message == INTERRUPTED
+
+
+def test_installing_again_with_another_store_is_refused() -> None:
+    store = MemoryStore()
+    server = elicitkit.install(MCPServer("twice"), store=store)
+    assert elicitkit.install(server) is server  # nothing new: harmless
+    assert elicitkit.install(server, store=store) is server
+    with pytest.raises(TypeError) as raised:
+        elicitkit.install(server, store=MemoryStore())
+    assert str(raised.value) == (
+        "Cannot install elicitkit on this MCPServer again with another store or limits: it is "
+        "already installed, and its dialogues are recorded in the first store. Call "
+        "install(server, store=..., limits=...) once, before serving."
+    )
+
+
+@pytest.mark.parametrize("ttl", [30.0, 600.0, 3600.0], ids=["30s", "default", "1h"])
+def test_records_outlive_every_state_the_server_minted(ttl: float) -> None:
+    """The record is kept for the state's lifetime plus the minute of skew the SDK allows."""
+    server = MCPServer("ttl", request_state_security=RequestStateSecurity(keys=[SECRET], ttl=ttl))
+    elicitkit.install(server)
+    (middleware,) = (m for m in server.middleware if isinstance(m, ElicitkitMiddleware))
+    assert middleware.keep == ttl + 60

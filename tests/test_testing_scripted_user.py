@@ -1,0 +1,260 @@
+"""`ScriptedUser` and `connect`: matching rules, re-asks, delays, records, script errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Annotated, Any, Literal
+
+import mcp_types as types
+import pytest
+from annotated_types import MinLen
+from mcp.server.mcpserver import Context, MCPServer
+
+from elicitkit import InvalidContent, ask, install
+from elicitkit.testing import (
+    PROFILES,
+    ScriptedUser,
+    ScriptError,
+    accept,
+    cancel,
+    connect,
+    decline,
+    delay,
+    invalid,
+)
+from elicitkit.testing._spec_keys import unknown_key
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclasses.dataclass
+class Zip:
+    zip_code: Annotated[str, MinLen(4)]
+
+
+@dataclasses.dataclass
+class Colour:
+    colour: Literal["red", "green"] = "red"
+
+
+def make_server() -> MCPServer:
+    server = install(MCPServer("kit"))
+
+    @server.tool()
+    async def zip_until_valid() -> str:
+        """Re-ask until the answer fits: the pattern an invalid() reply exercises."""
+        problems: list[str] = []
+        for _ in range(3):
+            try:
+                answer = await ask(Zip, f"Zip code? {' '.join(problems)}".strip())
+            except InvalidContent as error:
+                problems = [str(problem) for problem in error.errors]
+                continue
+            return f"{answer.action}:{answer.content}"
+        return "gave up"
+
+    @server.tool()
+    async def three_questions() -> str:
+        first = await ask(bool, "Proceed?")
+        colour = await ask(Colour, "Which colour?")
+        last = await ask(bool, "Really?")
+        return f"{first.content} {colour.action}:{colour.content} {last.action}"
+
+    @server.tool()
+    async def capabilities(ctx: Context) -> str:
+        declared = ctx.session.client_capabilities
+        assert declared is not None
+        elicitation = declared.elicitation
+        return "none" if elicitation is None else elicitation.model_dump_json(exclude_none=True)
+
+    return server
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def test_invalid_answer_then_a_valid_one_exercises_a_reask(elicit_connect: Any) -> None:
+    user = ScriptedUser().on_form(Zip, invalid(zip_code="1"), accept(zip_code="0150"))
+    async with elicit_connect(make_server(), user=user) as client:
+        result = await client.call_tool("zip_until_valid", {})
+    assert text_of(result) == "accept:Zip(zip_code='0150')"
+    assert user.messages == [
+        "Zip code?",
+        "Zip code? zip_code: Must be at least 4 characters long.",
+    ]
+
+
+async def test_rules_by_form_key_message_and_order(elicit_connect: Any) -> None:
+    user = (
+        ScriptedUser(accept(value=False))  # in order, for whatever no rule takes
+        .on_message("^Proceed", accept(value=True))
+        .on_form(Colour, accept(colour="green"))
+    )
+    async with elicit_connect(make_server(), user=user) as client:
+        result = await client.call_tool("three_questions", {})
+    assert text_of(result) == "True accept:Colour(colour='green') accept"
+    assert [request.reply for request in user.requests] == [
+        accept(value=True),
+        accept(colour="green"),
+        accept(value=False),
+    ]
+
+
+async def test_a_rule_is_used_up_by_its_replies(elicit_connect: Any) -> None:
+    user = ScriptedUser().on_key("value", accept(value=True), decline()).then(cancel())
+    async with elicit_connect(make_server(), user=user) as client:
+        result = await client.call_tool("three_questions", {})
+    assert text_of(result) == "True cancel:None decline"
+
+
+async def test_delay_waits_before_answering() -> None:
+    user = ScriptedUser(delay(0.2, accept(value=True)), accept(colour="red"), decline())
+    started = time.monotonic()
+    async with connect(make_server(), protocol="2025-11-25", user=user) as client:
+        result = await client.call_tool("three_questions", {})
+    assert time.monotonic() - started >= 0.2
+    assert text_of(result) == "True accept:Colour(colour='red') decline"
+
+
+async def test_a_form_without_a_scripted_answer_fails_the_test() -> None:
+    user = ScriptedUser(accept(value=True))
+    with pytest.raises(ScriptError) as caught:
+        async with connect(make_server(), user=user) as client:
+            await client.call_tool("three_questions", {})
+    assert str(caught.value) == (
+        "The scripted user had no answer for the form 'Which colour?' (fields colour), so it "
+        "was cancelled. Add a reply for it (on_form, on_key, on_message or then)."
+    )
+
+
+async def test_a_typo_in_a_scripted_answer_fails_loudly() -> None:
+    user = ScriptedUser(accept(zip="0150"))
+    with pytest.raises(ScriptError) as caught:
+        async with connect(make_server(), user=user) as client:
+            await client.call_tool("zip_until_valid", {})
+    assert str(caught.value) == (
+        "The scripted answer to 'Zip code?' has field 'zip', which the form does not have: "
+        "its fields are zip_code. Fix the key, or use invalid(...) to send it on purpose."
+    )
+
+
+@pytest.mark.parametrize(
+    ("profile", "declared"),
+    [
+        pytest.param(None, '{"form":{},"url":{}}', id="default"),
+        pytest.param("form-only", '{"form":{}}', id="form-only"),
+        pytest.param("no-elicitation", "none", id="no-elicitation"),
+    ],
+)
+async def test_profiles_declare_their_capabilities(
+    elicit_connect: Any, profile: str | None, declared: str
+) -> None:
+    chosen = None if profile is None else PROFILES[profile]
+    async with elicit_connect(make_server(), profile=chosen) as client:
+        result = await client.call_tool("capabilities", {})
+    assert text_of(result) == declared
+
+
+async def test_2025_06_18_is_negotiated_by_the_real_client() -> None:
+    user = ScriptedUser(accept(value=True), accept(colour="green"), accept(value=True))
+    async with connect(make_server(), protocol="2025-06-18", user=user) as client:
+        assert client.protocol_version == "2025-06-18"
+        await client.call_tool("three_questions", {})
+    # 2025-06-18 has no default except on booleans.
+    assert user.schemas[1] == {
+        "type": "object",
+        "properties": {"colour": {"type": "string", "title": "Colour", "enum": ["red", "green"]}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("schema", "protocol", "unknown"),
+    [
+        pytest.param(
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            "2025-11-25",
+            None,
+            id="fine",
+        ),
+        pytest.param(
+            {"type": "object", "title": "Form", "properties": {}},
+            "2025-11-25",
+            "title",
+            id="top-level-title",
+        ),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"type": "integer", "format": "int32"}}},
+            "2025-11-25",
+            "properties.a.format",
+            id="int32",
+        ),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}},
+            "2025-11-25",
+            "properties.a.type",
+            id="anyOf",
+        ),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"type": "array", "items": {}}}},
+            "2025-06-18",
+            "properties.a.type",
+            id="array-on-2025-06-18",
+        ),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"type": "string", "oneOf": []}}},
+            "2025-06-18",
+            "properties.a.oneOf",
+            id="oneOf-on-2025-06-18",
+        ),
+        pytest.param(
+            {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "oneOf": [{"const": "x", "title": "X", "x": 1}]}
+                },
+            },
+            "2026-07-28",
+            "properties.a.x",
+            id="option-key",
+        ),
+        pytest.param(
+            {
+                "type": "object",
+                "properties": {"a": {"type": "array", "items": {"type": "string", "x": 1}}},
+            },
+            "2026-07-28",
+            "properties.a.items.x",
+            id="items-key",
+        ),
+    ],
+)
+def test_strict_keys(schema: dict[str, Any], protocol: str, unknown: str | None) -> None:
+    assert unknown_key(schema, protocol) == unknown
+
+
+def test_strict_keys_profile_refuses_an_unknown_key() -> None:
+    # MCPServer's own ctx.elicit() is not used by elicitkit; a raw schema shows the refusal.
+    import anyio  # noqa: PLC0415
+
+    from elicitkit.testing._connect import _Behaviour  # noqa: PLC0415
+
+    user = ScriptedUser(accept())
+    behaviour = _Behaviour(user, PROFILES["strict-keys"], "2025-11-25", 0)
+    params = types.ElicitRequestFormParams(
+        message="m",
+        requested_schema={"type": "object", "title": "T", "properties": {}},  # type: ignore[arg-type]
+    )
+    answer = anyio.run(behaviour.on_elicit, None, params)  # type: ignore[arg-type]
+    assert answer == types.ErrorData(
+        code=types.INVALID_PARAMS, message="Invalid requestedSchema: unknown field 'title'"
+    )
+    assert user.requests[0].reply is None

@@ -1,0 +1,39 @@
+"""Static typing contract of ``elicitkit.testing``: only type-checked, never executed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import Client
+from typing_extensions import assert_type
+
+from elicitkit.testing import (
+    KNOWN_CLIENTS,
+    PROFILES,
+    ClientProfile,
+    FormRequest,
+    Reply,
+    ScriptedUser,
+    accept,
+    cancel,
+    connect,
+    decline,
+    delay,
+    invalid,
+)
+
+
+async def check_connect(server: Any) -> None:
+    user = ScriptedUser(accept(city="Oslo"), decline(), cancel())
+    assert_type(user.on_form(bool, accept(value=True)), ScriptedUser)
+    assert_type(user.on_key("city", invalid(city="")), ScriptedUser)
+    assert_type(user.on_message(r"^Ship", delay(0.1, accept())), ScriptedUser)
+    async with connect(
+        server, protocol="2025-06-18", user=user, profile=PROFILES["form-only"]
+    ) as client:
+        assert_type(client, Client)
+    assert_type(user.requests, list[FormRequest])
+    assert_type(user.requests[0].reply, Reply | None)
+    assert_type(user.schemas, list[dict[str, Any]])
+    assert_type(KNOWN_CLIENTS["codex"], ClientProfile)
+    assert_type(PROFILES["codex"].number_widgets, bool)
