@@ -94,6 +94,8 @@ class FieldSpec:
         show_title: Whether ``title`` is sent (``FormField(title_style="omit")`` leaves it
             out).
         prefill: The value shown prefilled when it is not ``default`` (`MISSING`: none).
+        groups: The nested forms the field sits in, outermost first (empty for a field of
+            the form itself): decoding builds them back from their fields.
         call_default: ``default`` was given for this call (``Overrides(defaults=...)``), so
             an absent answer gets it even where the type has a default of its own.
         container: ``list``, ``set``, ``frozenset`` or ``tuple`` for a multi-choice field.
@@ -126,9 +128,37 @@ class FieldSpec:
     show_title: bool = True
     prefill: Any = MISSING
     call_default: bool = False
+    groups: tuple[Group, ...] = ()
     container: type | None = None
     convert: Callable[[Any], Any] | None = None
     type_name: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Group:
+    """A nested form inside a form: a field whose type is itself a form type.
+
+    Attributes:
+        attr: The outer type's constructor keyword for the nested value.
+        key: The wire key prefix of its fields (the outer field's wire key).
+        name: The outer field's path of names (``billing`` or ``billing.geo``).
+        title: The group's title path ("Billing", "Billing › Geo").
+        spec: The nested form (its own fields, keys not prefixed).
+        optional: Left wholly empty, the group is absent (``None`` or its default).
+        default: The outer field's default, or `MISSING`.
+        default_factory: The outer field's default factory, or ``None``.
+        omit_when_absent: Absent, the key is left out (a ``NotRequired`` TypedDict key).
+    """
+
+    attr: str
+    key: str
+    name: str
+    title: str
+    spec: FormSpec
+    optional: bool
+    default: Any = MISSING
+    default_factory: Callable[[], Any] | None = None
+    omit_when_absent: bool = False
 
 
 @dataclass(frozen=True)

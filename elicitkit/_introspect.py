@@ -29,9 +29,10 @@ from typing_extensions import Doc, TypeAliasType
 
 from elicitkit._errors import FormDefinitionError
 from elicitkit._field_checks import URL_MODE_ADVICE, check_not_secret, constraints
-from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Group, Kind, Shape
 from elicitkit._metadata import FormField, LabelStyle, StringFormat, TitleStyle
 from elicitkit._names import humanise, quoted, styled_title, type_name
+from elicitkit._nesting import flatten_group
 from elicitkit._render import wire_default
 from elicitkit._wire_values import (
     has_surrogate,
@@ -191,8 +192,9 @@ def _dataclass_fields(tp: type) -> list[FieldSpec]:
             key = _pydantic_alias(info) or key
         elif default is dataclasses.MISSING:
             default = MISSING
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=dc_field.name,
                 key=key,
@@ -241,8 +243,9 @@ def _pydantic_model_fields(tp: type[pydantic.BaseModel]) -> list[FieldSpec]:
     specs: list[FieldSpec] = []
     for name, info in tp.model_fields.items():
         default, factory = _pydantic_default(info)
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=name,
                 key=_pydantic_alias(info) or name,
@@ -274,8 +277,9 @@ def _struct_fields(tp: type[msgspec.Struct]) -> list[FieldSpec]:
     for info in struct_fields:
         factory = None if info.default_factory is msgspec.NODEFAULT else info.default_factory
         default = MISSING if info.default is msgspec.NODEFAULT else info.default
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=info.name,
                 key=info.encode_name,
@@ -297,8 +301,9 @@ def _typeddict_fields(tp: Any) -> list[FieldSpec]:
         # Required/NotRequired written on the field win over the class's `total`; with
         # `from __future__ import annotations` older Pythons miss them in __required_keys__.
         key_required = qualifier if qualifier is not None else name in required_keys
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=name,
                 key=name,
@@ -460,6 +465,51 @@ def _unwrap(
 def _is_typing_alias_type(tp: Any) -> bool:
     alias_type = getattr(typing, "TypeAliasType", None)  # Python 3.12+ `type X = ...`
     return alias_type is not None and isinstance(tp, alias_type)
+
+
+def _build_fields(*, owner: Any, **kwargs: Any) -> list[FieldSpec]:
+    """Describe one declared field as wire fields: one, or a nested form's, flattened."""
+    name: str = kwargs["name"]
+    form: str = kwargs["form"]
+
+    def problem(reason: str) -> FormDefinitionError:
+        return FormDefinitionError(f"Cannot build a form field for '{name}' of {form}: {reason}")
+
+    settings = FieldSettings()
+    for item in kwargs["extra"]:
+        settings.read(item)
+    unwrapped = _unwrap(kwargs["annotation"], settings, problem)
+    if not _is_form_class(unwrapped.core):
+        return [_build_field(**kwargs)]
+    settings.apply_own()
+    default, factory = kwargs["default"], kwargs["default_factory"]
+    key_required: bool = kwargs.get("key_required", True)
+    optional = (
+        unwrapped.optional
+        or default is not MISSING
+        or factory is not None
+        or not key_required
+        or kwargs.get("pydantic_required") is False
+    )
+    key: str = kwargs["key"]
+    title = sendable_text(settings.title or styled_title(name, settings.title_style))
+
+    def group(spec: FormSpec) -> Group:
+        return Group(
+            attr=kwargs.get("attr") or name,
+            key=key,
+            name=name,
+            title=title,
+            spec=spec,
+            optional=optional,
+            default=default,
+            default_factory=factory,
+            omit_when_absent=not key_required,
+        )
+
+    return flatten_group(
+        outer=owner, inner=unwrapped.core, group=group, inspect=inspect_form, problem=problem
+    )
 
 
 def _build_field(

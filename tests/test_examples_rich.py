@@ -48,3 +48,29 @@ def test_per_call_choices_example(mode: str, protocol: str, errlog: IO[str]) -> 
     assert properties["confirm_cost"]["title"] == "I accept the monthly cost of orders-db"
     assert second.requested_schema["properties"]["size"]["default"] == "small"
     assert spec_errors(first.requested_schema, protocol) == []
+
+
+NESTED = REPO / "examples" / "nested_order.py"
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+def test_nested_order_example(mode: str, protocol: str, errlog: IO[str]) -> None:
+    shipping = {"quantity": 2, "shipping_street": "1 Main St", "shipping_city": "Oslo"}
+    session, results = run_sdk(
+        NESTED,
+        mode,
+        [("order", {"item": "teapot"}), ("order", {"item": "kettle"})],
+        [
+            accept(shipping),
+            accept({**shipping, "billing_city": "Bergen", "billing_country": "SE"}),
+        ],
+        errlog,
+    )
+    assert session.protocol == protocol
+    assert [text_of(result) for result in results] == [
+        "2 x teapot to 1 Main St, Oslo (NO); invoice to Oslo.",
+        "Not ordered: billing_street: Required when any of Billing is filled in.",
+    ]
+    properties = session.asked[0].requested_schema["properties"]
+    assert properties["billing_country"]["title"] == "Billing › Country"
+    assert spec_errors(session.asked[0].requested_schema, protocol) == []

@@ -14,11 +14,6 @@ from elicitkit import FormDefinitionError, FormField, form, parse_content, reque
 from tests.forms import one_field_form
 
 
-@dataclasses.dataclass
-class Inner:
-    street: str
-
-
 class Weird(enum.Enum):
     A = 1.5
 
@@ -71,12 +66,6 @@ REFUSALS = [
         "Any says nothing about what to ask. Annotate the field with a concrete type such as "
         "str, int, bool, a Literal or an Enum.",
         id="Any",
-    ),
-    pytest.param(
-        Inner,
-        "Inner is a nested form, and nested forms are not supported yet. Move its fields into "
-        "this form, or ask for Inner with a separate ask().",
-        id="nested dataclass",
     ),
     pytest.param(
         bytes,
