@@ -17,6 +17,7 @@ from elicitkit._errors import (
     FormDefinitionError,
     InvalidContent,
 )
+from elicitkit._fill_missing import fill_missing
 from elicitkit._forms import form, parse_content, requested_schema
 from elicitkit._limits import ReplayLimits, StateTooLarge, TooManyRounds
 from elicitkit._metadata import Email, FormField, Uri
@@ -58,6 +59,7 @@ __all__ = [
     "ask_text",
     "choose",
     "confirm",
+    "fill_missing",
     "form",
     "install",
     "parse_content",

@@ -168,6 +168,29 @@ def _resolved_hints(tp: Any) -> dict[str, Any]:
         ) from exc
 
 
+def parameter_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """Return a function's resolved parameter annotations, ``Annotated`` metadata kept.
+
+    Raises:
+        FormDefinitionError: An annotation names something the function's module cannot see.
+    """
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError as exc:
+        raise FormDefinitionError(
+            f"Cannot ask for the missing arguments of {fn.__qualname__}: the annotation name "
+            f"'{exc.name}' cannot be resolved. Define or import it at module level."
+        ) from exc
+
+
+def accepts_none(annotation: Any) -> bool:
+    """Whether an annotation admits ``None`` (``X | None``, ``Optional[X]``, through aliases)."""
+    try:
+        return _unwrap(annotation, FieldSettings(), FormDefinitionError).optional
+    except FormDefinitionError:
+        return False
+
+
 def _dataclass_fields(tp: type) -> list[FieldSpec]:
     hints = _resolved_hints(tp)
     # pydantic dataclasses keep their Field(...) settings in __pydantic_fields__.

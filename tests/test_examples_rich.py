@@ -74,3 +74,34 @@ def test_nested_order_example(mode: str, protocol: str, errlog: IO[str]) -> None
     properties = session.asked[0].requested_schema["properties"]
     assert properties["billing_country"]["title"] == "Billing › Country"
     assert spec_errors(session.asked[0].requested_schema, protocol) == []
+
+
+FILL = REPO / "examples" / "fill_missing_tool.py"
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+def test_fill_missing_example(mode: str, protocol: str, errlog: IO[str]) -> None:
+    session, results = run_sdk(
+        FILL,
+        mode,
+        [
+            ("book_table", {"restaurant": "Maaemo", "day": "2026-12-24"}),
+            ("book_table", {"restaurant": "Maaemo", "day": "2026-12-24", "guests": 2}),
+        ],
+        [accept({"guests": 4})],
+        errlog,
+    )
+    assert session.protocol == protocol
+    assert [text_of(result) for result in results] == [
+        "Booked Maaemo on Thursday 24 December for 4.",
+        "Booked Maaemo on Thursday 24 December for 2.",
+    ]
+    [asked] = session.asked
+    assert asked.message == "A few details for the booking"
+    assert asked.requested_schema == {
+        "type": "object",
+        "properties": {
+            "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 12}
+        },
+        "required": ["guests"],
+    }

@@ -38,6 +38,7 @@ from elicitkit import (
     ask_text,
     choose,
     confirm,
+    fill_missing,
     form,
     install,
     parse_content,
@@ -292,6 +293,12 @@ async def check_ask() -> None:
     assert_type(await choose("Size?", {1: "one", 2: "two"}), int | None)
     assert_type(await ask_text("Name?"), str | None)
     assert_type(await choose("Colour?", Color), Color | None)
+
+    @fill_missing
+    async def tool(day: str | None = None) -> int:
+        return len(day or "")
+
+    assert_type(await tool(), int | str)
     answer = await ask(Address)
     if answer.is_accepted():
         assert_type(answer.unwrap().city, str)
