@@ -13,7 +13,7 @@ import enum
 from typing import Any
 
 from elicitkit._errors import FormDefinitionError
-from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind
+from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion
 
 
@@ -76,8 +76,9 @@ def _render_field(
         out = {"type": "array"}
     if field.show_title:
         out["title"] = field.title
-    if field.description:
-        out["description"] = field.description
+    description = _describe(field)
+    if description:
+        out["description"] = description
     if kind is Kind.TEXT:
         _put(out, "minLength", field.min_length)
         _put(out, "maxLength", field.max_length)
@@ -104,6 +105,11 @@ def _render_field(
     # Only booleans carry a default on 2025-06-18; every kind does from 2025-11-25 on.
     if kind is Kind.BOOLEAN or protocol != FIRST_PROTOCOL:
         default = wire_default(field)
+        if default is MISSING and kind is Kind.BOOLEAN and spec.shape is Shape.SCALAR:
+            # A bare yes/no question: form clients (the MCP Inspector) keep Submit disabled
+            # until a required box without a default has been touched, so "no" would take a
+            # tick and an untick. Prefilled with "no", either answer is one step.
+            default = False
         if default is not MISSING:
             out["default"] = default
     return out
@@ -122,6 +128,28 @@ def _legacy_labels(
             "the label style (2025-06-18 then gets enumNames), or ask with a newer protocol."
         )
     return field.label_style == "enumNames"
+
+
+def _describe(field: FieldSpec) -> str | None:
+    """Return the field's description, plus any strict bound the wire cannot express.
+
+    The grammar has only inclusive ``minimum``/``maximum``, so a float that must be more
+    than 0 travels as ``minimum: 0``; the sentence tells the person what the server will
+    accept, instead of letting them submit the bound and be refused.
+    """
+    low, high = field.exclusive_minimum, field.exclusive_maximum
+    if low is not None and high is not None:
+        bound = f"Must be more than {low} and less than {high}."
+    elif low is not None:
+        bound = f"Must be more than {low}."
+    elif high is not None:
+        bound = f"Must be less than {high}."
+    else:
+        return field.description
+    if not field.description:
+        return bound
+    joiner = " " if field.description.rstrip().endswith((".", "!", "?")) else ". "
+    return f"{field.description.rstrip()}{joiner}{bound}"
 
 
 def _put(out: dict[str, Any], key: str, value: object) -> None:

@@ -148,7 +148,7 @@ async def test_bare_type_form(server: MCPServer, mode: str, version: str) -> Non
     assert seen[0].message == "Delete 3 files?"
     assert seen[0].requested_schema == {
         "type": "object",
-        "properties": {"value": {"type": "boolean", "title": "Confirm"}},
+        "properties": {"value": {"type": "boolean", "title": "Confirm", "default": False}},
         "required": ["value"],
     }
 

@@ -139,6 +139,7 @@ def test_exclusive_float_bounds_are_enforced_on_decoding(value: float, message: 
     assert requested_schema(form)["properties"]["answer"] == {
         "type": "number",
         "title": "Answer",
+        "description": "Must be more than 0.25 and less than 0.75.",
         "minimum": 0.25,
         "maximum": 0.75,
     }

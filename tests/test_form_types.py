@@ -227,7 +227,9 @@ BARE = [
     pytest.param(str, "hello", "hello", {"type": "string", "title": "Answer"}, id="str"),
     pytest.param(int, 3, 3, {"type": "integer", "title": "Number"}, id="int"),
     pytest.param(float, 2.5, 2.5, {"type": "number", "title": "Number"}, id="float"),
-    pytest.param(bool, True, True, {"type": "boolean", "title": "Confirm"}, id="bool"),
+    pytest.param(
+        bool, True, True, {"type": "boolean", "title": "Confirm", "default": False}, id="bool"
+    ),
     pytest.param(
         Literal["a", "b"],
         "b",
@@ -260,7 +262,7 @@ BARE = [
         Annotated[bool, FormField(title="Delete 3 files?")],
         False,
         False,
-        {"type": "boolean", "title": "Delete 3 files?"},
+        {"type": "boolean", "title": "Delete 3 files?", "default": False},
         id="Annotated bool",
     ),
     pytest.param(

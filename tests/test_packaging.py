@@ -91,4 +91,6 @@ def test_the_wheel_installs_into_a_fresh_venv_and_imports(dist: Path, tmp_path: 
     shown = subprocess.run(
         [str(python), "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path
     ).stdout
-    assert shown == "True\nTrue\n{'value': {'type': 'boolean', 'title': 'Confirm'}}\n"
+    assert shown == (
+        "True\nTrue\n{'value': {'type': 'boolean', 'title': 'Confirm', 'default': False}}\n"
+    )

@@ -817,6 +817,7 @@ def test_float_exclusive_bound_is_inclusive_on_the_wire_and_strict_when_decoding
     assert schema["properties"]["value"] == {
         "type": "number",
         "title": "Number",
+        "description": "Must be more than 0.5 and less than 2.",
         "minimum": 0.5,
         "maximum": 2,
     }

@@ -44,6 +44,7 @@ NEW = ("2025-11-25", "2026-07-28")
 REFUSED = "refused"
 
 T = "Answer"  # the humanised title of the field `answer`
+BOUND = "Must be more than 0.5 and less than 2."  # exclusive float bounds, said in words
 
 # (id, annotation, default, fragment on 2025-06-18, fragment on 2025-11-25 and 2026-07-28)
 ROWS: list[tuple[str, Any, Any, Any, dict[str, Any]]] = [
@@ -125,8 +126,8 @@ ROWS: list[tuple[str, Any, Any, Any, dict[str, Any]]] = [
         "float Gt Lt carried as the bound",
         Annotated[float, at.Gt(0.5), at.Lt(2)],
         None,
-        {"type": "number", "title": T, "minimum": 0.5, "maximum": 2},
-        {"type": "number", "title": T, "minimum": 0.5, "maximum": 2},
+        {"type": "number", "title": T, "description": BOUND, "minimum": 0.5, "maximum": 2},
+        {"type": "number", "title": T, "description": BOUND, "minimum": 0.5, "maximum": 2},
     ),
     (
         "date",

@@ -51,7 +51,7 @@ ADDRESS = {
 }
 CONFIRM_SCHEMA = {
     "type": "object",
-    "properties": {"value": {"type": "boolean", "title": "Confirm"}},
+    "properties": {"value": {"type": "boolean", "title": "Confirm", "default": False}},
     "required": ["value"],
 }
 SHIPPED = "Shipping a teapot to Ada Lovelace, 1 Main Street, 0150 Oslo (express)."

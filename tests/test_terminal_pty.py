@@ -176,7 +176,7 @@ def test_demo_at_a_terminal_fills_both_eras(spawn: list[pexpect.spawn]) -> None:
         child.expect(r"Ship a teapot to Arlington \(express\)\?")
         child.expect("fill in")
         child.send("y")
-        child.expect(r"Confirm\? \[y/n\]")
+        child.expect(r"Confirm\? \[y/N\]")  # a bare bool is prefilled with "no"
         child.send("y")  # one keystroke, no Enter
     seen, status = finish(child)
     assert (

@@ -1,0 +1,72 @@
+"""Where the real clients live, and what to do when one is missing.
+
+`.ci/run` installs them into folders of the repository (ignored by git):
+
+* `.ci/node/`: Node 22 (npm package `node@22`) and `@modelcontextprotocol/inspector` 2.x;
+* `.ci/fast-agent-venv/`: a Python >= 3.12 venv with `fast-agent-mcp`;
+* Debian's `chromium` and `tmux` (apt).
+
+A missing client skips its tests with the reason and the fix, except in CI (`CI` set), where
+`.ci/run` has installed everything and a missing client is a failure, never a silent skip.
+The one exception is fast-agent on a machine with no Python >= 3.12 at all: that is a skip
+even in CI, with the reason spelled out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = Path(__file__).resolve().with_name("server.py")
+NODE_BIN = (
+    Path(os.environ.get("ELICITKIT_NODE_DIR", ROOT / ".ci" / "node")) / "node_modules" / ".bin"
+)
+INSPECTOR = NODE_BIN / "mcp-inspector"
+FAST_AGENT_VENV = Path(
+    os.environ.get("ELICITKIT_FAST_AGENT_VENV", ROOT / ".ci" / "fast-agent-venv")
+)
+FAST_AGENT = FAST_AGENT_VENV / "bin" / "fast-agent"
+NO_PYTHON_312 = FAST_AGENT_VENV / "NO_PYTHON_312"  # written by .ci/run when it found none
+CHROMIUM = Path(os.environ.get("ELICITKIT_CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = Path(
+    os.environ.get("ELICITKIT_INTEROP_ARTIFACTS", ROOT / ".ci" / "artifacts" / "interop")
+)
+
+
+def missing(what: str) -> None:
+    """Skip (or, in CI, fail) the current test because a client is not installed."""
+    message = f"{what} is not installed. Run .ci/run, which installs it."
+    if os.environ.get("CI"):
+        pytest.fail(f"{message} (CI is set, so .ci/run should have installed it.)")
+    pytest.skip(message)
+
+
+def require_inspector() -> Path:
+    """Return the Inspector launcher, after checking Node 22, Chromium and Playwright."""
+    if not INSPECTOR.exists() or not (NODE_BIN / "node").exists():
+        missing(f"The MCP Inspector (expected at {INSPECTOR}, with Node 22 beside it)")
+    if not CHROMIUM.exists():
+        missing(f"Chromium (expected at {CHROMIUM}, Debian package 'chromium')")
+    try:
+        import playwright  # noqa: F401, PLC0415
+    except ImportError:
+        missing("Playwright for Python (the dev extra 'playwright')")
+    return INSPECTOR
+
+
+def require_fast_agent() -> Path:
+    """Return the fast-agent launcher, after checking tmux."""
+    if NO_PYTHON_312.exists():
+        pytest.skip(
+            "fast-agent needs Python >= 3.12 and .ci/run found none on this machine "
+            "(looked for python3.12/python3.13 on PATH and under /root/.pyenv/versions)."
+        )
+    if not FAST_AGENT.exists():
+        missing(f"fast-agent (expected at {FAST_AGENT})")
+    if shutil.which("tmux") is None:
+        missing("tmux (Debian package 'tmux'), the terminal fast-agent runs in")
+    return FAST_AGENT

@@ -1,0 +1,122 @@
+"""The stdio MCP server the real clients of the interop suite talk to.
+
+Each tool asks one form and returns a sentence that spells out the typed answer, so a
+test can check what the client sent by reading the tool result the client shows.
+
+    python tests/interop/server.py
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, Literal
+
+from annotated_types import Gt, Le, MaxLen, MinLen
+from mcp.server.mcpserver import MCPServer
+
+from elicitkit import FormField, InvalidContent, ask, form, install
+
+
+class Cabin(Enum):
+    """A labelled single choice."""
+
+    SEA = "sea"
+    GARDEN = "garden"
+    __labels__ = {"SEA": "Sea view", "GARDEN": "Garden side"}
+
+
+Extra = Literal["breakfast", "parking", "late"]
+
+
+@form(message="Plan your stay")
+@dataclass
+class Stay:
+    """Every widget kind a person fills in: text, number, choice, multi-select, box, date."""
+
+    guest: Annotated[str, MinLen(2), MaxLen(40), FormField(description="Name on the booking")]
+    nights: Annotated[int, Gt(0), Le(14), FormField(description="How many nights")]
+    cabin: Cabin
+    extras: Annotated[
+        set[Extra],
+        FormField(labels={"breakfast": "Breakfast", "parking": "Parking", "late": "Late exit"}),
+    ]
+    day: Annotated[dt.date, FormField(description="Arrival day, YYYY-MM-DD")]
+    insured: bool = False
+
+
+@form(message="Any preferences?")
+@dataclass
+class Preferences:
+    """Optional fields only, with and without defaults: what a client sends when left alone."""
+
+    pillow: Literal["soft", "firm"] | None = None
+    view: Cabin = Cabin.GARDEN
+    newsletter: bool | None = None
+    towels: set[Extra] | None = None
+    floor: int | None = None
+
+
+server = install(MCPServer("elicitkit-interop"))
+
+
+@server.tool()
+async def plan_stay() -> str:
+    """Ask for the details of a stay and repeat them back."""
+    try:
+        answer = await ask(Stay)
+    except InvalidContent as problem:
+        return "INVALID " + " | ".join(str(error) for error in problem.errors)
+    if not answer.is_accepted():
+        return f"NO STAY: {answer.action}"
+    stay = answer.unwrap()
+    extras = ",".join(sorted(stay.extras)) or "none"
+    return (
+        f"STAY guest={stay.guest} nights={stay.nights} cabin={stay.cabin.value} "
+        f"extras={extras} day={stay.day.isoformat()} insured={stay.insured}"
+    )
+
+
+@server.tool()
+async def preferences() -> str:
+    """Ask for optional preferences and repeat back exactly what arrived."""
+    try:
+        answer = await ask(Preferences)
+    except InvalidContent as problem:
+        return "INVALID " + " | ".join(str(error) for error in problem.errors)
+    if not answer.is_accepted():
+        return f"NO PREFS: {answer.action}"
+    prefs = answer.unwrap()
+    towels = None if prefs.towels is None else ",".join(sorted(prefs.towels)) or "empty"
+    return (
+        f"PREFS pillow={prefs.pillow} view={prefs.view.value} newsletter={prefs.newsletter} "
+        f"towels={towels} floor={prefs.floor}"
+    )
+
+
+@server.tool()
+async def yes_or_no() -> str:
+    """Ask a bare yes/no question."""
+    answer = await ask(bool, "Send the newsletter?")
+    if not answer.is_accepted():
+        return f"NO ANSWER: {answer.action}"
+    return f"ANSWER {answer.unwrap()}"
+
+
+@server.tool()
+async def tip() -> str:
+    """Ask for a number that must be more than 0 (an exclusive float bound)."""
+    try:
+        answer = await ask(
+            Annotated[float, Gt(0), Le(50), FormField(title="Tip", description="In euros")]
+        )
+    except InvalidContent as problem:
+        return "INVALID " + " | ".join(str(error) for error in problem.errors)
+    if not answer.is_accepted():
+        return f"NO TIP: {answer.action}"
+    return f"TIP {answer.unwrap()}"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
