@@ -26,14 +26,20 @@ def install(
         store: Where completed dialogues are recorded on 2026-07-28, so that a replayed
             final round gets the recorded outcome instead of running the handler again
             (default: a `MemoryStore` in this process; share one such as a
-            ``RedisStore`` between processes).
+            ``RedisStore`` between processes; with no ``store`` and the environment
+            variable ``ELICITKIT_REDIS_URL`` set, a ``RedisStore`` at that URL).
         limits: The caps on one dialogue (default: `ReplayLimits()`).
+
+    With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
+    in every worker), ``requestState`` is sealed with it instead of the server's own
+    process-local key, so a retry may reach any worker.
 
     Returns:
         The same server, so ``server = install(MCPServer("name"))`` reads well.
 
     Raises:
-        TypeError: ``server`` is not a server elicitkit can install on.
+        TypeError: ``server`` is not a server elicitkit can install on, or
+            ``MCP_REQUEST_STATE_KEY`` is shorter than 32 bytes.
     """
     target: object = server
     if _is_mcp_server(target):

@@ -51,6 +51,7 @@ from elicitkit._replay import NeedInput, Replay, WireQuestion
 from elicitkit._run import ToolRun, current_run
 from elicitkit._store import Claim, MemoryStore, OutcomeStore
 from elicitkit._wire_values import sendable_text
+from elicitkit.integrations._environment import seal_with_environment_key, store_from_environment
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +97,10 @@ def install(
             "RequestStateBoundary, so answers carried between rounds would travel unsealed. "
             "Keep the boundary MCPServer installs by default."
         )
+    # Configuration shared by every worker: the sealing key and the dialogue store.
+    seal_with_environment_key(boundary)
+    if store is None:
+        store = store_from_environment()
     # The record must outlive every state minted before it: the state's lifetime, plus the
     # minute of clock skew the boundary tolerates.
     security = getattr(boundary, "_security", None)

@@ -1,0 +1,72 @@
+"""What ``install()`` reads from the environment, so several workers are configured alike.
+
+Two variables make a server ready to run as several processes behind a load balancer on
+MCP 2026-07-28, with no code change between one worker and many:
+
+* ``MCP_REQUEST_STATE_KEY``: the secret (32 bytes or more) that seals ``requestState``.
+  Every worker must seal with the same key, or a retry that reaches another worker is
+  refused. When it is set, ``install()`` seals with it instead of the server's own
+  process-local key (keeping the server's expiry, audience and principal binding).
+* ``ELICITKIT_REDIS_URL``: where completed dialogues are recorded (a ``redis://`` URL). When
+  it is set and ``install()`` gets no ``store=``, it records them in a `RedisStore` there, so
+  a final round replayed to another worker gets the recorded outcome.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+from elicitkit._store import OutcomeStore
+
+STATE_KEY_VARIABLE = "MCP_REQUEST_STATE_KEY"
+REDIS_URL_VARIABLE = "ELICITKIT_REDIS_URL"
+_MIN_KEY_BYTES = 32  # the SDK's own minimum for a sealing key
+
+
+def store_from_environment() -> OutcomeStore | None:
+    """A `RedisStore` at ``$ELICITKIT_REDIS_URL``, or None when the variable is unset."""
+    url = os.environ.get(REDIS_URL_VARIABLE, "").strip()
+    if not url:
+        return None
+    try:
+        from redis.asyncio import Redis  # noqa: PLC0415  (optional dependency)
+    except ImportError:
+        raise TypeError(
+            f"Cannot record dialogues at {REDIS_URL_VARIABLE}: the redis package is not "
+            'installed. Install it with pip install "elicitkit[redis]", or unset the variable.'
+        ) from None
+    from elicitkit.redis_store import RedisStore  # noqa: PLC0415
+
+    return RedisStore(Redis.from_url(url))  # pyright: ignore[reportUnknownMemberType]
+
+
+def seal_with_environment_key(boundary: RequestStateBoundary) -> None:
+    """Make ``boundary`` seal with ``$MCP_REQUEST_STATE_KEY`` when the variable is set."""
+    key = os.environ.get(STATE_KEY_VARIABLE, "")
+    if not key:
+        return
+    size = len(key.encode())
+    if size < _MIN_KEY_BYTES:
+        raise TypeError(
+            f"Cannot seal requestState with {STATE_KEY_VARIABLE}: it is {size} bytes, and a "
+            f"sealing key needs at least {_MIN_KEY_BYTES} bytes of secret randomness. Set it "
+            "to the same random secret in every worker, for example the output of "
+            "python -c 'import secrets; print(secrets.token_hex(32))'."
+        )
+    current: Any = boundary._security  # pyright: ignore[reportPrivateUsage]
+    try:
+        shared = RequestStateSecurity(
+            keys=[key],
+            ttl=current.ttl,
+            bind_principal=current.bind_principal,
+            audience=current.audience,
+        )
+    except ValueError as error:
+        raise TypeError(
+            f"Cannot seal requestState with {STATE_KEY_VARIABLE}: {error}. Set it to a random "
+            "secret of 32 bytes or more, the same in every worker."
+        ) from None
+    boundary._security = shared  # pyright: ignore[reportPrivateUsage]

@@ -1,0 +1,62 @@
+"""One worker of a multi-process server: streamable HTTP, stateless, configured by environment.
+
+    MCP_REQUEST_STATE_KEY=... ELICITKIT_REDIS_URL=redis://... python scaleout_worker.py PORT
+
+``install()`` reads both variables (the documented multi-worker setup). The tool asks three
+questions, then performs its side effect: one ``INCR`` in Redis, so the tests can count it
+across every worker. Each run of the tool (one per round: 2026-07-28 replays it) also
+appends this process's id to a list, so the tests can see which worker served each round.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Literal
+
+from mcp.server.mcpserver import MCPServer
+from redis.asyncio import Redis
+
+from elicitkit import ask, install
+
+server = install(MCPServer("scaleout"))
+redis = Redis.from_url(os.environ["ELICITKIT_REDIS_URL"])
+
+
+@dataclass
+class Quantity:
+    count: int
+
+
+@dataclass
+class Size:
+    size: Literal["S", "M", "L"]
+
+
+@dataclass
+class Confirm:
+    ok: bool
+
+
+@server.tool()
+async def order(item: str) -> str:
+    """Ask how many, which size, and to confirm; then place the order (once)."""
+    await redis.rpush(f"rounds:{item}", os.getpid())
+    quantity = (await ask(Quantity, f"How many {item}?")).unwrap()
+    size = (await ask(Size, "Which size?")).unwrap()
+    confirmed = (await ask(Confirm, "Place the order?")).unwrap()
+    if not confirmed.ok:
+        return f"{item}: not ordered"
+    placed = await redis.incr(f"effects:{item}")
+    return f"{item}: {quantity.count} x {size.size}, order number {placed}"
+
+
+if __name__ == "__main__":
+    server.run(
+        "streamable-http",
+        host="127.0.0.1",
+        port=int(sys.argv[1]),
+        stateless_http=True,
+        json_response=True,
+    )

@@ -1,0 +1,46 @@
+"""CI's smoke run of ``python -m benchmarks --quick``: every part runs and agrees.
+
+No timing is asserted (the figures of a quick run on a shared machine mean nothing); what
+the run checks itself (every contender returns the same answers, decoders agree, all
+pending calls complete with their own answers) would fail it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
+    output = tmp_path / "RESULTS.md"
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--output", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    text = output.read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == [
+        "## Targets",
+        "## Round trip: a 10-field form, 1 / 3 / 10 asks, in memory and over HTTP",
+        "## Decode: the same dataclass, elicitkit vs pydantic `TypeAdapter`",
+        "## Import",
+        "## Replay state (2026-07-28): size on the wire, seal and open time",
+        "## Many pending questions: 20 at once on one server, streamable HTTP",
+    ]
+    assert "Quick smoke run: the figures mean nothing." in text
+    # Every era and transport was measured, with each contender.
+    for era in ("2025-11-25", "2026-07-28"):
+        for transport in ("memory", "http"):
+            for contender in ("floor", "elicitkit ask()", "SDK", "hand-written SDK"):
+                assert any(
+                    line.startswith(f"| {era} | {transport} | 1 | {contender}")
+                    for line in text.splitlines()
+                ), (era, transport, contender)
