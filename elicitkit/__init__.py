@@ -18,9 +18,12 @@ from elicitkit._errors import (
     FormDefinitionError,
     InvalidContent,
 )
+from elicitkit._fill_missing import fill_missing
 from elicitkit._forms import form, parse_content, requested_schema
 from elicitkit._limits import ReplayLimits, StateTooLarge, TooManyRounds
 from elicitkit._metadata import Email, FormField, Uri
+from elicitkit._oneliners import ask_text, choose, confirm
+from elicitkit._overrides import Overrides
 from elicitkit._protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS, ProtocolVersion
 from elicitkit._result import Action, ElicitResultTyped
 from elicitkit._store import Claim, MemoryStore, OutcomeStore
@@ -57,6 +60,7 @@ __all__ = [
     "LocalCompletions",
     "MemoryStore",
     "OutcomeStore",
+    "Overrides",
     "ProtocolVersion",
     "Question",
     "ReplayLimits",
@@ -65,8 +69,12 @@ __all__ = [
     "Uri",
     "ask",
     "ask_all",
+    "ask_text",
     "ask_url",
+    "choose",
     "complete_url",
+    "confirm",
+    "fill_missing",
     "form",
     "install",
     "new_elicitation_id",

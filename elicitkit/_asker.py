@@ -20,8 +20,9 @@ from elicitkit._errors import (
 )
 from elicitkit._forms import compiled_form, form_spec, parse_content, requested_schema
 from elicitkit._formspec import FormSpec, Shape
-from elicitkit._introspect import humanise
+from elicitkit._names import humanise
 from elicitkit._observe import log_question
+from elicitkit._overrides import Overrides
 from elicitkit._protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
 from elicitkit._replay import Carried, NeedInput, Replay, WireQuestion, question_digest
 from elicitkit._result import ElicitResultTyped
@@ -54,6 +55,7 @@ async def ask(
     key: str | None = None,
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[T]: ...
 @overload
 async def ask(
@@ -63,6 +65,7 @@ async def ask(
     key: str | None = None,
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]: ...
 async def ask(
     tp: Any,
@@ -71,6 +74,7 @@ async def ask(
     key: str | None = None,
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]:
     """Ask the user to fill in a form, and return the typed answer.
 
@@ -94,6 +98,8 @@ async def ask(
             protocol version allows defaults.
         timeout: Seconds the user has to answer each time the form is shown (default 600),
             or ``None`` for no limit.
+        overrides: This call's options, defaults, titles and descriptions (`Overrides`),
+            without a new type; checked before anything is sent, enforced on the answer.
 
     Returns:
         The outcome: ``is_accepted()`` with ``.content`` of type ``tp``, or a decline or a
@@ -114,14 +120,15 @@ async def ask(
     """
     retries, timeout = check_retries(retries), check_timeout(timeout)
     run = _current_run()
-    prepared = _prepare(run, tp, message, key, timeout)
-    return await ask_until_valid(run, prepared, retries)
+    prepared = _prepare(run, tp, message, key, timeout, overrides=overrides)
+    return await ask_until_valid(run, prepared, retries, overrides)
 
 
 async def ask_until_valid(
     run: ToolRun,
     prepared: tuple[Any, FormSpec, ProtocolVersion, WireQuestion],
     retries: int,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]:
     """Ask one question; re-ask after an invalid answer, up to ``retries`` times.
 
@@ -140,7 +147,7 @@ async def ask_until_valid(
 
         log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
         try:
-            result = await _attempt(run, tp, spec, version, question)
+            result = await _attempt(run, tp, spec, version, question, overrides=overrides)
         except _Rejected as rejected:
             invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
             if attempt >= retries:
@@ -180,7 +187,13 @@ class _Log:
 
 
 async def _attempt(
-    run: ToolRun, tp: Any, spec: FormSpec, version: ProtocolVersion, question: WireQuestion
+    run: ToolRun,
+    tp: Any,
+    spec: FormSpec,
+    version: ProtocolVersion,
+    question: WireQuestion,
+    *,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]:
     """Ask ``question`` once (or take its answer from the replay).
 
@@ -192,13 +205,19 @@ async def _attempt(
     if replay is None:
         raw = await channel.send(question.params, question.timeout)
         try:
-            return _typed_result(tp, spec, raw, version, channel)
+            return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
         except InvalidContent as error:
             kept = kept_values(spec, raw.get("content"), error.errors, version)
             raise _Rejected(error, kept) from None
     try:
         answer = _replayed(
-            replay, tp, spec=spec, version=version, question=question, channel=channel
+            replay,
+            tp,
+            spec=spec,
+            version=version,
+            question=question,
+            channel=channel,
+            overrides=overrides,
         )
     except InvalidContent as error:
         carried = replay.carried(question.key, question.digest)
@@ -364,6 +383,8 @@ def _prepare(
     message: str | None,
     key: str | None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    *,
+    overrides: Overrides | None = None,
 ) -> tuple[Any, FormSpec, ProtocolVersion, WireQuestion]:
     """Check the form and the client, and build the question with its key and digest."""
     channel = run.channel
@@ -381,7 +402,11 @@ def _prepare(
                 f"user for {spec.name}."
             )
         )
-    params, digest = _question(spec, tp, message, version)
+    if overrides is None:
+        params, digest = _question(spec, tp, message, version)
+    else:  # per-call content: built for this call, never cached
+        params = _request_params(spec, tp, message, version, overrides)
+        digest = question_digest(params)
     question = WireQuestion(_claim_key(run, spec, key), digest, params, timeout)
     return tp, spec, version, question
 
@@ -454,6 +479,7 @@ def _replayed(
     version: ProtocolVersion,
     question: WireQuestion,
     channel: Channel,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any] | None:
     """The answer to ``question`` from the state or the client's retry, or ``None``."""
     carried = replay.carried(question.key, question.digest)
@@ -475,7 +501,7 @@ def _replayed(
                     if value is not None
                 },
             }
-        return _typed_result(tp, spec, raw, version, channel)
+        return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
@@ -485,7 +511,7 @@ def _replayed(
         replay.keep(question.key, Carried(question.digest, "timeout"))
         raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
     try:
-        result = _typed_result(tp, spec, raw_answer, version, channel)
+        result = _typed_result(tp, spec, raw_answer, version, channel, overrides=overrides)
     except InvalidContent as error:
         problems = [[problem.field, problem.message] for problem in error.errors]
         kept = kept_values(spec, raw_answer.get("content"), error.errors, version)
@@ -502,14 +528,18 @@ def _replayed(
 
 
 def _request_params(
-    spec: FormSpec, tp: Any, message: str | None, version: ProtocolVersion
+    spec: FormSpec,
+    tp: Any,
+    message: str | None,
+    version: ProtocolVersion,
+    overrides: Overrides | None = None,
 ) -> dict[str, Any]:
     # A message may quote a tool argument, which may hold a lone surrogate: made sendable
     # here, before the question's key is computed from it (and on every round alike).
     text = sendable_text(message or spec.message or _default_message(spec))
     params: dict[str, Any] = {
         "message": text,
-        "requestedSchema": requested_schema(tp, protocol=version),
+        "requestedSchema": requested_schema(tp, protocol=version, overrides=overrides),
     }
     if version != FIRST_PROTOCOL:  # `mode` arrived with URL mode in 2025-11-25
         params = {"mode": "form", **params}
@@ -523,7 +553,13 @@ def _default_message(spec: FormSpec) -> str:
 
 
 def _typed_result(
-    tp: Any, spec: FormSpec, raw: Mapping[str, Any], version: str, channel: Channel
+    tp: Any,
+    spec: FormSpec,
+    raw: Mapping[str, Any],
+    version: str,
+    channel: Channel,
+    *,
+    overrides: Overrides | None = None,
 ) -> ElicitResultTyped[Any]:
     action = raw.get("action")
     if action not in _ACTIONS:
@@ -538,7 +574,9 @@ def _typed_result(
     content = raw.get("content")
     try:
         # Some clients accept with no content at all; every required field then says so.
-        value = parse_content(tp, {} if content is None else content, protocol=version)
+        value = parse_content(
+            tp, {} if content is None else content, protocol=version, overrides=overrides
+        )
     except InvalidContent as error:
         raise channel.surface(error) from None
     return ElicitResultTyped("accept", value, _surface=channel.surface)

@@ -20,6 +20,8 @@ import pydantic
 
 from elicitkit._errors import FieldError, InvalidContent
 from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._nesting import KEY_SEPARATOR, TITLE_SEPARATOR
+from elicitkit._render import wire_default
 from elicitkit._wire_values import (
     DATE_SHAPE,
     has_surrogate,
@@ -77,12 +79,20 @@ def build_decoder(spec: FormSpec, *, fast: bool = True) -> Decoder:
         fast: Put a generated straight-line fast path in front of the field-by-field
             decoder (see `_fast_path`). Both give the same results; tests compare them.
     """
+    if any(field.groups for field in spec.fields):
+        # Nested forms: the flat fields decoded into a dict, then the instances built.
+        return _nested_decoder(spec, _checked_decoder(spec, build=dict))
     checked = _checked_decoder(spec)
     return _fast_path(spec, checked) if fast else checked
 
 
-def _checked_decoder(spec: FormSpec) -> Decoder:
-    """The reference decoder: run every field's checker and collect every problem."""
+def _checked_decoder(
+    spec: FormSpec, build: Callable[[dict[str, Any]], Any] | None = None
+) -> Decoder:
+    """The reference decoder: run every field's checker and collect every problem.
+
+    ``build`` makes the result from the checked values (default: the form's own type).
+    """
     name = spec.name
     plan = [
         (
@@ -95,7 +105,8 @@ def _checked_decoder(spec: FormSpec) -> Decoder:
         )
         for field in spec.fields
     ]
-    build = _builder(spec)
+    if build is None:
+        build = _builder(spec)
 
     def decode(content: Any) -> Any:
         if type(content) is not dict:
@@ -327,8 +338,10 @@ def _absent(spec: FormSpec, field: FieldSpec) -> Any:
     """What an absent optional field becomes: a factory, a 1-tuple holding the value, or _OMIT."""
     if field.omit_when_absent:
         return _OMIT  # a TypedDict without the key, as NotRequired promises
-    if spec.shape is Shape.PYDANTIC_MODEL and (
-        field.default is not MISSING or field.default_factory is not None
+    if (
+        spec.shape is Shape.PYDANTIC_MODEL
+        and not field.call_default
+        and (field.default is not MISSING or field.default_factory is not None)
     ):
         return _OMIT  # pydantic applies its default (and its factory) itself
     if field.default_factory is not None:
@@ -336,6 +349,15 @@ def _absent(spec: FormSpec, field: FieldSpec) -> Any:
     if field.default is not MISSING:
         return (field.default,)
     return (None,)
+
+
+def check_value(field: FieldSpec, value: Any) -> str | None:
+    """Return why a wire value does not fit a field, or ``None`` when it fits."""
+    try:
+        _checker(field)(value)
+    except _Reject as reject:
+        return reject.message
+    return None
 
 
 def _blank_is_absent(field: FieldSpec) -> bool:
@@ -495,11 +517,12 @@ def _as_list(items: list[object]) -> list[object]:
 def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
     tp = spec.tp
     shape = spec.shape
-    key_of = {field.attr: field.key for field in spec.fields}
+    members = _direct_members(spec)
+    key_of = {attr: key for attr, key, _ in members}
     # pydantic reports an error's location by alias (the wire key), or by field name when a
     # model validates by name; wire keys win where a name is also another field's alias.
-    key_of_location = {field.name: field.key for field in spec.fields}
-    key_of_location.update({field.key: field.key for field in spec.fields})
+    key_of_location = {name: key for _, key, name in members}
+    key_of_location.update({key: key for _, key, _ in members})
 
     def errors_of(exc: ValueError) -> list[FieldError]:
         if isinstance(exc, pydantic.ValidationError):
@@ -530,6 +553,21 @@ def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
     return build_instance
 
 
+def _direct_members(spec: FormSpec) -> list[tuple[str, str, str]]:
+    """(constructor keyword, wire key, name) of each field of the type itself.
+
+    A nested form is one member (its group), however many wire fields it has.
+    """
+    members: dict[str, tuple[str, str, str]] = {}
+    for field in spec.fields:
+        if field.groups:
+            group = field.groups[0]
+            members.setdefault(group.attr, (group.attr, group.key, group.name))
+        else:
+            members[field.attr] = (field.attr, field.key, field.name)
+    return list(members.values())
+
+
 def _pydantic_error(error: Any, key_of: dict[str, str]) -> FieldError:
     loc = error.get("loc") or ()
     field = key_of.get(loc[0]) if loc and isinstance(loc[0], str) else None
@@ -537,6 +575,98 @@ def _pydantic_error(error: Any, key_of: dict[str, str]) -> FieldError:
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
     return FieldError(field, _sentence(message))
+
+
+# --------------------------------------------------------------------------------------
+# Nested forms: rebuilt from their flat wire fields
+# --------------------------------------------------------------------------------------
+
+
+def _nested_decoder(spec: FormSpec, flat: Decoder) -> Decoder:
+    """Decode the flat fields with ``flat``, then build the nested instances from them."""
+    build = _builder(spec)
+    key_of_attr = {field.attr: field.key for field in spec.fields}
+
+    def decode(content: Any) -> Any:
+        values: dict[str, Any] = flat(content)
+        answer = cast("dict[str, Any]", content)
+        by_key = {key_of_attr[attr]: value for attr, value in values.items()}
+        errors: list[FieldError] = []
+        direct = _direct_values(spec, by_key, answer, ("", ""), errors)
+        if errors:
+            raise InvalidContent(spec.name, errors)
+        return build(direct)
+
+    return decode
+
+
+def _direct_values(
+    spec: FormSpec,
+    by_key: dict[str, Any],
+    answer: dict[str, Any],
+    prefixes: tuple[str, str],
+    errors: list[FieldError],
+) -> dict[str, Any]:
+    """The constructor values of ``spec.tp``, its nested forms built; problems go to errors.
+
+    ``prefixes`` turn the wire keys and titles of ``spec`` into those of the whole form.
+    """
+    prefix, title_prefix = prefixes
+    out: dict[str, Any] = {}
+    done: set[int] = set()
+    for field in spec.fields:
+        if not field.groups:
+            if prefix + field.key in by_key:
+                out[field.attr] = by_key[prefix + field.key]
+            continue
+        group = field.groups[0]
+        if id(group) in done:
+            continue
+        done.add(id(group))
+        members = [f for f in spec.fields if f.groups and f.groups[0] is group]
+        inner = group.key + KEY_SEPARATOR
+        if group.optional and not any(_filled(answer.get(prefix + f.key), f) for f in members):
+            has_default = group.default is not MISSING or group.default_factory is not None
+            if group.omit_when_absent or (has_default and spec.shape is Shape.PYDANTIC_MODEL):
+                continue  # the type applies its own default
+            if group.default_factory is not None:
+                out[group.attr] = group.default_factory()
+            else:
+                out[group.attr] = None if group.default is MISSING else group.default
+            continue
+        if group.optional:
+            # Partly filled: the group is wanted, so its own required fields must be there.
+            for member in group.spec.fields:
+                wire = prefix + inner + member.key
+                if member.required and answer.get(wire) in (None, ""):
+                    errors.append(
+                        FieldError(
+                            wire, f"Required when any of {title_prefix}{group.title} is filled in."
+                        )
+                    )
+        inner_prefixes = (prefix + inner, f"{title_prefix}{group.title}{TITLE_SEPARATOR}")
+        nested = _direct_values(group.spec, by_key, answer, inner_prefixes, errors)
+        if errors:
+            continue
+        try:
+            out[group.attr] = _builder(group.spec)(nested)
+        except InvalidContent as problem:
+            errors.extend(
+                FieldError(None if e.field is None else prefix + inner + e.field, e.message)
+                for e in problem.errors
+            )
+    return out
+
+
+def _filled(value: Any, field: FieldSpec) -> bool:
+    """Whether a value in an optional group says the user filled it in.
+
+    Clients send unchecked boxes as ``false``, empty inputs as ``""`` and prefilled values
+    back as they were, so none of those counts as filling the group in.
+    """
+    if value is None or value == "" or value is False or value == []:
+        return False
+    return bool(value != wire_default(field))
 
 
 # --------------------------------------------------------------------------------------

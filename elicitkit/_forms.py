@@ -30,6 +30,7 @@ from elicitkit._decode import Decoder, build_decoder
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import FormSpec, Kind
 from elicitkit._introspect import inspect_form
+from elicitkit._overrides import OverriddenForm, Overrides, apply_overrides
 from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit._render import render_schema
 from elicitkit._run import current_run
@@ -156,7 +157,11 @@ def form_spec(tp: Any) -> FormSpec:
 
 
 def requested_schema(
-    tp: Any, *, protocol: str = LATEST_PROTOCOL, legacy_enum_names: bool = False
+    tp: Any,
+    *,
+    protocol: str = LATEST_PROTOCOL,
+    legacy_enum_names: bool = False,
+    overrides: Overrides | None = None,
 ) -> dict[str, Any]:
     """Return the exact wire ``requestedSchema`` for a form type on a protocol version.
 
@@ -170,6 +175,8 @@ def requested_schema(
         legacy_enum_names: Render labelled single choices with the deprecated
             ``enumNames`` even where ``oneOf`` exists, for clients that know only that
             form. Always on for 2025-06-18.
+        overrides: Per-call options, defaults, titles and descriptions (`Overrides`),
+            applied on top of the cached schema.
 
     Returns:
         A JSON-ready dict: ``{"type": "object", "properties": {...}, "required": [...]}``.
@@ -183,19 +190,44 @@ def requested_schema(
     if compiled is None or compiled.tp is not tp:
         compiled = compiled_form(tp)
     try:
-        return compiled.schemas[protocol, legacy_enum_names]
+        schema = compiled.schemas[protocol, legacy_enum_names]
     except KeyError:
         version = check_protocol(protocol)
         schema = _render(compiled.spec, version, legacy_enum_names=legacy_enum_names)
         compiled.schemas[version, legacy_enum_names] = schema
+    if overrides is None:
         return schema
+    overridden = _overridden(compiled, overrides)
+    try:
+        return overridden.schema(
+            schema, check_protocol(protocol), legacy_enum_names=legacy_enum_names
+        )
+    except FormDefinitionError as error:
+        raise _in_tool(error) from None
+
+
+def _overridden(compiled: CompiledForm, overrides: Overrides) -> OverriddenForm:
+    try:
+        return apply_overrides(compiled.spec, overrides)
+    except FormDefinitionError as error:
+        raise _in_tool(error) from None
 
 
 @overload
-def parse_content(tp: type[T], content: object, *, protocol: str = ...) -> T: ...
+def parse_content(
+    tp: type[T], content: object, *, protocol: str = ..., overrides: Overrides | None = ...
+) -> T: ...
 @overload
-def parse_content(tp: Any, content: object, *, protocol: str = ...) -> Any: ...
-def parse_content(tp: Any, content: object, *, protocol: str = LATEST_PROTOCOL) -> Any:
+def parse_content(
+    tp: Any, content: object, *, protocol: str = ..., overrides: Overrides | None = ...
+) -> Any: ...
+def parse_content(
+    tp: Any,
+    content: object,
+    *,
+    protocol: str = LATEST_PROTOCOL,
+    overrides: Overrides | None = None,
+) -> Any:
     """Validate a client's answer and convert it to the form type.
 
     The content is treated as untrusted: every field is type-checked and checked against
@@ -206,6 +238,8 @@ def parse_content(tp: Any, content: object, *, protocol: str = LATEST_PROTOCOL) 
         tp: The form type the question was asked with.
         content: The ``content`` of the client's ``ElicitResult``.
         protocol: The protocol version the question was asked on.
+        overrides: The `Overrides` the question was asked with: per-call options are
+            enforced, per-call defaults fill absent optional fields.
 
     Returns:
         An instance of ``tp`` (a dict for a TypedDict; the bare value for a one-field form).
@@ -221,6 +255,10 @@ def parse_content(tp: Any, content: object, *, protocol: str = LATEST_PROTOCOL) 
     decoder = compiled.decoders.get(protocol)
     if decoder is None:
         decoder = _compile_decoder(compiled, protocol)
+    if overrides is not None:
+        overridden = _overridden(compiled, overrides)
+        if overridden.decodes_differently:
+            decoder = overridden.decoder()
     return decoder(content)
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from elicitkit._metadata import StringFormat
+if TYPE_CHECKING:  # _metadata imports MISSING from here
+    from elicitkit._metadata import LabelStyle, StringFormat
 
 
 class _Missing(enum.Enum):
@@ -88,6 +89,15 @@ class FieldSpec:
             grammar has no ``pattern``).
         choices: The options of a choice or multi-choice field.
         titled: Whether the options carry display labels on the wire.
+        label_style: This field's own label style (``oneOf`` or ``enumNames``), or ``None``
+            to follow the form.
+        show_title: Whether ``title`` is sent (``FormField(title_style="omit")`` leaves it
+            out).
+        prefill: The value shown prefilled when it is not ``default`` (`MISSING`: none).
+        groups: The nested forms the field sits in, outermost first (empty for a field of
+            the form itself): decoding builds them back from their fields.
+        call_default: ``default`` was given for this call (``Overrides(defaults=...)``), so
+            an absent answer gets it even where the type has a default of its own.
         container: ``list``, ``set``, ``frozenset`` or ``tuple`` for a multi-choice field.
         convert: Turns the checked wire value into the author's value type (date,
             datetime, Decimal, a pydantic URL type), or ``None`` when no conversion is due.
@@ -114,9 +124,41 @@ class FieldSpec:
     pattern: str | None = None
     choices: tuple[Choice, ...] = ()
     titled: bool = False
+    label_style: LabelStyle | None = None
+    show_title: bool = True
+    prefill: Any = MISSING
+    call_default: bool = False
+    groups: tuple[Group, ...] = ()
     container: type | None = None
     convert: Callable[[Any], Any] | None = None
     type_name: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Group:
+    """A nested form inside a form: a field whose type is itself a form type.
+
+    Attributes:
+        attr: The outer type's constructor keyword for the nested value.
+        key: The wire key prefix of its fields (the outer field's wire key).
+        name: The outer field's path of names (``billing`` or ``billing.geo``).
+        title: The group's title path ("Billing", "Billing › Geo").
+        spec: The nested form (its own fields, keys not prefixed).
+        optional: Left wholly empty, the group is absent (``None`` or its default).
+        default: The outer field's default, or `MISSING`.
+        default_factory: The outer field's default factory, or ``None``.
+        omit_when_absent: Absent, the key is left out (a ``NotRequired`` TypedDict key).
+    """
+
+    attr: str
+    key: str
+    name: str
+    title: str
+    spec: FormSpec
+    optional: bool
+    default: Any = MISSING
+    default_factory: Callable[[], Any] | None = None
+    omit_when_absent: bool = False
 
 
 @dataclass(frozen=True)

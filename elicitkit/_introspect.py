@@ -13,8 +13,6 @@ import datetime as dt
 import decimal
 import enum
 import inspect
-import math
-import re
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -30,14 +28,16 @@ from pydantic_core import PydanticUndefined
 from typing_extensions import Doc, TypeAliasType
 
 from elicitkit._errors import FormDefinitionError
-from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind, Shape
-from elicitkit._metadata import FormField, StringFormat
-from elicitkit._secrets import find_secret
+from elicitkit._field_checks import URL_MODE_ADVICE, check_not_secret, constraints
+from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Group, Kind, Shape
+from elicitkit._metadata import FormField, LabelStyle, StringFormat, TitleStyle
+from elicitkit._names import humanise, quoted, styled_title, type_name
+from elicitkit._nesting import flatten_group
+from elicitkit._render import wire_default
 from elicitkit._wire_values import (
     has_surrogate,
     parse_date,
     parse_datetime,
-    pattern_matcher,
     sendable_text,
 )
 
@@ -168,6 +168,29 @@ def _resolved_hints(tp: Any) -> dict[str, Any]:
         ) from exc
 
 
+def parameter_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """Return a function's resolved parameter annotations, ``Annotated`` metadata kept.
+
+    Raises:
+        FormDefinitionError: An annotation names something the function's module cannot see.
+    """
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError as exc:
+        raise FormDefinitionError(
+            f"Cannot ask for the missing arguments of {fn.__qualname__}: the annotation name "
+            f"'{exc.name}' cannot be resolved. Define or import it at module level."
+        ) from exc
+
+
+def accepts_none(annotation: Any) -> bool:
+    """Whether an annotation admits ``None`` (``X | None``, ``Optional[X]``, through aliases)."""
+    try:
+        return _unwrap(annotation, FieldSettings(), FormDefinitionError).optional
+    except FormDefinitionError:
+        return False
+
+
 def _dataclass_fields(tp: type) -> list[FieldSpec]:
     hints = _resolved_hints(tp)
     # pydantic dataclasses keep their Field(...) settings in __pydantic_fields__.
@@ -192,8 +215,9 @@ def _dataclass_fields(tp: type) -> list[FieldSpec]:
             key = _pydantic_alias(info) or key
         elif default is dataclasses.MISSING:
             default = MISSING
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=dc_field.name,
                 key=key,
@@ -242,8 +266,9 @@ def _pydantic_model_fields(tp: type[pydantic.BaseModel]) -> list[FieldSpec]:
     specs: list[FieldSpec] = []
     for name, info in tp.model_fields.items():
         default, factory = _pydantic_default(info)
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=name,
                 key=_pydantic_alias(info) or name,
@@ -275,8 +300,9 @@ def _struct_fields(tp: type[msgspec.Struct]) -> list[FieldSpec]:
     for info in struct_fields:
         factory = None if info.default_factory is msgspec.NODEFAULT else info.default_factory
         default = MISSING if info.default is msgspec.NODEFAULT else info.default
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=info.name,
                 key=info.encode_name,
@@ -298,8 +324,9 @@ def _typeddict_fields(tp: Any) -> list[FieldSpec]:
         # Required/NotRequired written on the field win over the class's `total`; with
         # `from __future__ import annotations` older Pythons miss them in __required_keys__.
         key_required = qualifier if qualifier is not None else name in required_keys
-        specs.append(
-            _build_field(
+        specs.extend(
+            _build_fields(
+                owner=tp,
                 form=type_name(tp),
                 name=name,
                 key=name,
@@ -340,7 +367,7 @@ def _named(origin: Any, name: str) -> bool:
 
 
 @dataclass
-class _Settings:
+class FieldSettings:
     """Field settings gathered from every vocabulary, before they are checked."""
 
     title: str | None = None
@@ -355,6 +382,10 @@ class _Settings:
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
+    label_style: LabelStyle | None = None
+    title_style: TitleStyle | None = None
+    required: bool | None = None
+    prefill: Any = MISSING
     own: list[FormField] = field(default_factory=list[FormField])
 
     def read(self, item: Any) -> None:
@@ -408,17 +439,21 @@ class _Settings:
             self.format = own.format or self.format
             self.labels = own.labels if own.labels is not None else self.labels
             self.sensitive = own.sensitive if own.sensitive is not None else self.sensitive
+            self.label_style = own.label_style or self.label_style
+            self.title_style = own.title_style or self.title_style
+            self.required = own.required if own.required is not None else self.required
+            self.prefill = own.prefill if own.prefill is not MISSING else self.prefill
 
 
 @dataclass
 class _Unwrapped:
     core: Any
     optional: bool
-    settings: _Settings
+    settings: FieldSettings
 
 
 def _unwrap(
-    annotation: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    annotation: Any, settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> _Unwrapped:
     """Peel aliases, NewType, Annotated and ``| None`` off an annotation."""
     optional = False
@@ -453,6 +488,51 @@ def _unwrap(
 def _is_typing_alias_type(tp: Any) -> bool:
     alias_type = getattr(typing, "TypeAliasType", None)  # Python 3.12+ `type X = ...`
     return alias_type is not None and isinstance(tp, alias_type)
+
+
+def _build_fields(*, owner: Any, **kwargs: Any) -> list[FieldSpec]:
+    """Describe one declared field as wire fields: one, or a nested form's, flattened."""
+    name: str = kwargs["name"]
+    form: str = kwargs["form"]
+
+    def problem(reason: str) -> FormDefinitionError:
+        return FormDefinitionError(f"Cannot build a form field for '{name}' of {form}: {reason}")
+
+    settings = FieldSettings()
+    for item in kwargs["extra"]:
+        settings.read(item)
+    unwrapped = _unwrap(kwargs["annotation"], settings, problem)
+    if not _is_form_class(unwrapped.core):
+        return [_build_field(**kwargs)]
+    settings.apply_own()
+    default, factory = kwargs["default"], kwargs["default_factory"]
+    key_required: bool = kwargs.get("key_required", True)
+    optional = (
+        unwrapped.optional
+        or default is not MISSING
+        or factory is not None
+        or not key_required
+        or kwargs.get("pydantic_required") is False
+    )
+    key: str = kwargs["key"]
+    title = sendable_text(settings.title or styled_title(name, settings.title_style))
+
+    def group(spec: FormSpec) -> Group:
+        return Group(
+            attr=kwargs.get("attr") or name,
+            key=key,
+            name=name,
+            title=title,
+            spec=spec,
+            optional=optional,
+            default=default,
+            default_factory=factory,
+            omit_when_absent=not key_required,
+        )
+
+    return flatten_group(
+        outer=owner, inner=unwrapped.core, group=group, inspect=inspect_form, problem=problem
+    )
 
 
 def _build_field(
@@ -490,7 +570,7 @@ def _build_field(
             return FormDefinitionError(f"Cannot build a one-field form from {form}: {reason}")
         return FormDefinitionError(f"Cannot build a form field for '{name}' of {form}: {reason}")
 
-    settings = _Settings()
+    settings = FieldSettings()
     for item in extra:
         settings.read(item)
     unwrapped = _unwrap(annotation, settings, problem)
@@ -502,19 +582,44 @@ def _build_field(
     required = key_required and not optional and not has_default
     if pydantic_required is False:
         required = False
+    if settings.required is not None:
+        required = _check_required(
+            settings.required,
+            key_required=key_required,
+            may_be_absent=optional or has_default or pydantic_required is False,
+            problem=problem,
+        )
+    if settings.title_style not in (None, "sentence", "title", "name", "omit"):
+        raise problem(
+            f"title_style={settings.title_style!r} is not a title style. Use 'sentence', "
+            "'title', 'name' or 'omit'."
+        )
 
     kind, extras = _classify(core, settings, problem)
-    _check_not_secret(name, key, settings, problem)
+    check_not_secret(name, key, settings, problem)
+    _check_label_style(kind, settings.label_style, problem)
+    if settings.title_style == "omit" and settings.title:
+        raise problem(
+            f"it has the title {settings.title!r} and title_style='omit', which contradict "
+            "each other. Remove one of them."
+        )
     if settings.title:
         title = settings.title
     elif not scalar:
-        title = humanise(name)
+        title = styled_title(name, settings.title_style)
     elif kind is Kind.CHOICE and isinstance(core, type):
         title = humanise(core.__name__)  # ask(Color) is titled "Color"
     else:
         title = _SCALAR_TITLES.get(extras.get("format"), _SCALAR_TITLES[kind])
     written = type_name(annotation)
-    return FieldSpec(
+    if settings.label_style is not None and not extras["titled"]:
+        # An explicit label style sends labels: humanised member names, or the option.
+        unlabelled: tuple[Choice, ...] = extras["choices"]
+        labelled = tuple(Choice(c.wire, c.value, _default_label(c)) for c in unlabelled)
+        extras = dict(extras)
+        extras.update(titled=True, choices=labelled)
+    fmt: str | None = extras.get("format")
+    spec = FieldSpec(
         key=key,
         attr=attr or name,
         name=name,
@@ -526,13 +631,70 @@ def _build_field(
         default=default,
         default_factory=default_factory,
         type_name=written,
+        label_style=settings.label_style,
+        show_title=settings.title_style != "omit",
         **extras,
-        **_constraints(kind, extras.get("format"), written, settings, problem),
+        **constraints(kind, fmt, written, settings, problem),
     )
+    if settings.prefill is not MISSING:
+        spec = dataclasses.replace(spec, prefill=_checked_prefill(spec, settings.prefill, problem))
+    return spec
+
+
+def _check_required(
+    required: bool,
+    *,
+    key_required: bool,
+    may_be_absent: bool,
+    problem: Callable[[str], FormDefinitionError],
+) -> bool:
+    if required and not key_required:
+        raise problem(
+            "it is a NotRequired key marked FormField(required=True), which contradict each "
+            "other. Remove one of them."
+        )
+    if not required and not may_be_absent:
+        raise problem(
+            "it is marked FormField(required=False) but has no default and does not accept "
+            "None, so an unanswered field would have no value. Give it a default, or make it "
+            "optional (X | None)."
+        )
+    return required
+
+
+def _check_label_style(
+    kind: Kind, style: LabelStyle | None, problem: Callable[[str], FormDefinitionError]
+) -> None:
+    if style is None:
+        return
+    if style not in ("oneOf", "enumNames"):
+        raise problem(f"label_style={style!r} is not a label style. Use 'oneOf' or 'enumNames'.")
+    if kind not in (Kind.CHOICE, Kind.MULTI_CHOICE):
+        raise problem(
+            f"label_style={style!r} applies only to choice fields, and this field is "
+            f"{kind.value}. Remove it."
+        )
+    if style == "enumNames" and kind is Kind.MULTI_CHOICE:
+        raise problem(
+            "label_style='enumNames' has no multi-select form: the deprecated enumNames "
+            "exists only for single choices. Remove it; multi-selects carry labels with anyOf."
+        )
+
+
+def _checked_prefill(
+    spec: FieldSpec, value: Any, problem: Callable[[str], FormDefinitionError]
+) -> Any:
+    probe = dataclasses.replace(spec, default=value, default_factory=None)
+    if value is None or wire_default(probe) is MISSING:
+        raise problem(
+            f"the prefill {value!r} does not fit the field ({spec.type_name}). Give a value "
+            "of the field's type (for a choice, one of its options)."
+        )
+    return value
 
 
 def _classify(
-    core: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    core: Any, settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> tuple[Kind, dict[str, Any]]:
     """Map the unwrapped type to a wire kind and the FieldSpec settings that go with it."""
     origin = typing.get_origin(core)
@@ -631,7 +793,7 @@ def _enum_choices(
     unknown = set(labels) - set(tp.__members__)
     if unknown:
         raise problem(
-            f"{type_name(tp)}.__labels__ names {_quoted(unknown)}, which "
+            f"{type_name(tp)}.__labels__ names {quoted(unknown)}, which "
             f"{'is not a member' if len(unknown) == 1 else 'are not members'}. Key "
             "__labels__ by member name."
         )
@@ -666,8 +828,17 @@ def _literal_choices(tp: Any, problem: Callable[[str], FormDefinitionError]) -> 
     return choices
 
 
+def choice_settings(
+    choices: list[Choice],
+    labels: Mapping[object, str] | None,
+    problem: Callable[[str], FormDefinitionError],
+) -> dict[str, Any]:
+    """Check a list of options and apply labels; return ``choices`` and ``titled``."""
+    return _choice_settings(choices, FieldSettings(labels=labels), problem)
+
+
 def _choice_settings(
-    choices: list[Choice], settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    choices: list[Choice], settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> dict[str, Any]:
     wires = [choice.wire for choice in choices]
     unsendable = [wire for wire in wires if has_surrogate(wire)]
@@ -685,7 +856,7 @@ def _choice_settings(
         seen.add(wire)
     if duplicates:
         raise problem(
-            f"the options {_quoted(duplicates)} appear more than once on the wire (choices "
+            f"the options {quoted(duplicates)} appear more than once on the wire (choices "
             "travel as strings, so 1 and '1' collide). Make every option's string distinct."
         )
     if settings.labels is not None:
@@ -719,7 +890,7 @@ def _apply_labels(
     unknown = [key for key in labels if key not in matched]
     if unknown:
         raise problem(
-            f"the labels name {_quoted(unknown)}, which "
+            f"the labels name {quoted(unknown)}, which "
             f"{'is not an option' if len(unknown) == 1 else 'are not options'}. Key labels "
             "by Enum member, Literal value, or the option's string."
         )
@@ -741,7 +912,7 @@ def _default_label(choice: Choice) -> str:
 
 
 def _multi_settings(
-    core: Any, settings: _Settings, problem: Callable[[str], FormDefinitionError]
+    core: Any, settings: FieldSettings, problem: Callable[[str], FormDefinitionError]
 ) -> dict[str, Any]:
     origin = typing.get_origin(core) or core
     args = typing.get_args(core)
@@ -751,7 +922,7 @@ def _multi_settings(
             "tuple[X, ...] for a multi-select, or separate fields."
         )
     item = args[0] if args else Any
-    item_settings = _Settings()
+    item_settings = FieldSettings()
     inner = _unwrap(item, item_settings, problem)
     item_core = inner.core
     is_choice = (isinstance(item_core, type) and issubclass(item_core, enum.Enum)) or (
@@ -770,188 +941,3 @@ def _multi_settings(
     else:
         choices = _literal_choices(item_core, problem)
     return {**_choice_settings(choices, settings, problem), "container": _MULTI_CONTAINERS[origin]}
-
-
-# --------------------------------------------------------------------------------------
-# Constraints and secrets
-# --------------------------------------------------------------------------------------
-
-
-def _constraints(
-    kind: Kind,
-    fmt: str | None,
-    written: str,
-    settings: _Settings,
-    problem: Callable[[str], FormDefinitionError],
-) -> dict[str, Any]:
-    """Check that every constraint fits the field's kind; return them as FieldSpec values."""
-    has_bounds = any(v is not None for v in (settings.ge, settings.gt, settings.le, settings.lt))
-    has_lengths = settings.min_length is not None or settings.max_length is not None
-    numeric = kind in (Kind.INTEGER, Kind.NUMBER)
-    if has_bounds and not numeric:
-        raise problem(
-            f"bounds (ge, gt, le, lt) apply only to numbers, and this field is "
-            f"{written}. Remove them, or use min_length/max_length for lengths."
-        )
-    if has_lengths and kind not in (Kind.TEXT, Kind.MULTI_CHOICE):
-        raise problem(
-            f"length limits apply only to text and multi-selects, and this field is "
-            f"{written}. Remove them, or use ge/le for bounds."
-        )
-    if settings.pattern is not None and kind is not Kind.TEXT:
-        raise problem(f"a pattern applies only to text, and this field is {written}.")
-    if settings.format is not None and fmt != settings.format:
-        raise problem(
-            f"format '{settings.format}' applies only to a plain str field, and this field is "
-            f"{written}. Remove it: dates, datetimes, EmailStr and URL types carry "
-            "their own format."
-        )
-    values: dict[str, Any] = {}
-    if numeric:
-        values.update(_bounds(kind, settings, problem))
-    if has_lengths:
-        values["min_length"] = settings.min_length
-        values["max_length"] = settings.max_length
-        low, high = settings.min_length or 0, settings.max_length
-        if high is not None and low > high:
-            raise problem(f"min length {low} is greater than max length {high}.")
-    if settings.pattern is not None:
-        try:
-            re.compile(settings.pattern)  # the author's text, never the client's
-        except re.error as exc:
-            raise problem(
-                f"the pattern {settings.pattern!r} is not a valid regular expression ({exc})."
-            ) from exc
-        try:
-            pattern_matcher(settings.pattern)
-        except ValueError as exc:
-            raise problem(
-                f"the pattern {settings.pattern!r} cannot be checked in linear time ({exc}). "
-                "Answers are checked with a linear-time regular-expression engine, so that no "
-                "answer can stall the server; write the pattern without look-around and "
-                "backreferences, or check the value in a validator."
-            ) from exc
-        values["pattern"] = settings.pattern
-    return values
-
-
-def _bounds(
-    kind: Kind, settings: _Settings, problem: Callable[[str], FormDefinitionError]
-) -> dict[str, Any]:
-    for name in ("ge", "gt", "le", "lt"):
-        value = getattr(settings, name)
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float, decimal.Decimal))
-            or not math.isfinite(value)
-        ):
-            raise problem(f"the bound {name}={value!r} is not a finite number.")
-    minimum, maximum = settings.ge, settings.le
-    out: dict[str, Any] = {}
-    if kind is Kind.INTEGER:
-        # The wire has no exclusive bounds; on integers they have exact inclusive twins.
-        if settings.gt is not None:
-            low = math.floor(settings.gt) + 1
-            minimum = low if minimum is None else max(minimum, low)
-        if settings.lt is not None:
-            high = math.ceil(settings.lt) - 1
-            maximum = high if maximum is None else min(maximum, high)
-        minimum = None if minimum is None else math.ceil(minimum)
-        maximum = None if maximum is None else math.floor(maximum)
-    else:
-        # On floats they have none: the wire carries the bound itself (the closest the
-        # grammar can say, so a client can still place its slider), and decoding enforces
-        # the strict bound.
-        if settings.gt is not None:
-            out["exclusive_minimum"] = _plain_number(settings.gt)
-            minimum = settings.gt if minimum is None else max(minimum, settings.gt)
-        if settings.lt is not None:
-            out["exclusive_maximum"] = _plain_number(settings.lt)
-            maximum = settings.lt if maximum is None else min(maximum, settings.lt)
-    if minimum is not None and maximum is not None and minimum > maximum:
-        raise problem(f"the lower bound {minimum} is above the upper bound {maximum}.")
-    out["minimum"] = None if minimum is None else _plain_number(minimum)
-    out["maximum"] = None if maximum is None else _plain_number(maximum)
-    return out
-
-
-def _plain_number(value: Any) -> int | float:
-    if isinstance(value, int):
-        return value
-    as_float = float(value)
-    return (
-        int(as_float) if as_float.is_integer() and isinstance(value, decimal.Decimal) else as_float
-    )
-
-
-# What to do instead of asking for a secret in a form; one place, so that it can follow
-# what elicitkit offers (URL mode arrives in a later release).
-URL_MODE_ADVICE = (
-    "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment "
-    "card data) in form mode. Collect it on a page you control, opened with URL-mode "
-    "elicitation: 'answer = await elicitkit.ask_url(\"Sign in to Acme\", page_url)' in the "
-    "tool, then 'await elicitkit.complete_url(answer.content)' from the page's callback"
-)
-
-
-def _check_not_secret(
-    name: str, key: str, settings: _Settings, problem: Callable[[str], FormDefinitionError]
-) -> None:
-    if settings.sensitive is False:
-        return
-    word = secret_word(name)
-    wire_word = secret_word(key) if word is None and key != name else None
-    if word is not None:
-        reason = f"its name suggests a secret ({word})"
-    elif wire_word is not None:
-        reason = f"its wire key '{key}' suggests a secret ({wire_word})"
-    elif settings.sensitive:
-        reason = "it is marked sensitive"
-    else:
-        return
-    raise problem(
-        f"{reason}, and {URL_MODE_ADVICE}, or mark the field FormField(sensitive=False) if it "
-        "holds no secret."
-    )
-
-
-def secret_word(name: str) -> str | None:
-    """Return the credential words a field name contains (``"api key"``), or ``None``."""
-    return find_secret(_words(name))
-
-
-# --------------------------------------------------------------------------------------
-# Names
-# --------------------------------------------------------------------------------------
-
-# An acronym (not followed by lower case), a capitalised or lower-case word, or digits:
-# "zip_code", "zipCode" and "ZIP_CODE" all split into two words; "APIKey" into "API", "Key".
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-def _words(name: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(name)]
-
-
-def humanise(name: str) -> str:
-    """Turn an identifier into a title: ``zip_code`` and ``zipCode`` become ``"Zip code"``."""
-    words = _words(name)
-    if not words:
-        return name
-    text = " ".join(words)
-    return text[0].upper() + text[1:]
-
-
-def type_name(tp: Any) -> str:
-    """Name a type the way its author wrote it, for messages."""
-    if isinstance(tp, type) and not typing.get_args(tp):
-        # Outer.Inner stays qualified; a class defined in a function loses the noise.
-        return tp.__qualname__.rsplit("<locals>.", 1)[-1]
-    text = repr(tp)
-    for prefix in ("typing_extensions.", "typing.", "datetime.", "decimal.", "annotated_types."):
-        text = text.replace(prefix, "")
-    return re.sub(r"<class '(?:[\w.]+\.)?([\w]+)'>", r"\1", text)
-
-
-def _quoted(items: Iterable[object]) -> str:
-    return ", ".join(sorted(repr(item) for item in items))

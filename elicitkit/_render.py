@@ -43,6 +43,14 @@ def render_schema(
     return schema
 
 
+def render_field(
+    spec: FormSpec, field: FieldSpec, protocol: ProtocolVersion, *, legacy_enum_names: bool = False
+) -> dict[str, Any]:
+    """Return one field's wire schema, as `render_schema` renders it."""
+    legacy = legacy_enum_names or protocol == FIRST_PROTOCOL
+    return _render_field(spec, field, protocol, legacy=legacy)
+
+
 def _render_field(
     spec: FormSpec, field: FieldSpec, protocol: ProtocolVersion, *, legacy: bool
 ) -> dict[str, Any]:
@@ -66,7 +74,8 @@ def _render_field(
                 "a newer protocol, or use a single choice."
             )
         out = {"type": "array"}
-    out["title"] = field.title
+    if field.show_title:
+        out["title"] = field.title
     description = _describe(field)
     if description:
         out["description"] = description
@@ -81,7 +90,7 @@ def _render_field(
         wires = [choice.wire for choice in field.choices]
         if not field.titled:
             out["enum"] = wires
-        elif legacy:
+        elif _legacy_labels(spec, field, protocol, legacy=legacy):
             out["enum"] = wires
             out["enumNames"] = [choice.label for choice in field.choices]
         else:
@@ -104,6 +113,21 @@ def _render_field(
         if default is not MISSING:
             out["default"] = default
     return out
+
+
+def _legacy_labels(
+    spec: FormSpec, field: FieldSpec, protocol: ProtocolVersion, *, legacy: bool
+) -> bool:
+    """Whether a labelled single choice travels as enum + enumNames (the field decides first)."""
+    if field.label_style is None:
+        return legacy
+    if field.label_style == "oneOf" and protocol == FIRST_PROTOCOL:
+        raise FormDefinitionError(
+            f"Cannot render field '{field.attr}' of {spec.name} for protocol {protocol}: "
+            "it asks for label_style='oneOf', which exists only from 2025-11-25 on. Remove "
+            "the label style (2025-06-18 then gets enumNames), or ask with a newer protocol."
+        )
+    return field.label_style == "enumNames"
 
 
 def _describe(field: FieldSpec) -> str | None:
@@ -136,11 +160,20 @@ def _put(out: dict[str, Any], key: str, value: object) -> None:
 def wire_default(field: FieldSpec) -> Any:
     """Return the field's default as the client should prefill it, or `MISSING`.
 
-    Defaults from a ``default_factory`` are not rendered: a factory may return a fresh
-    value on every call (``datetime.now``), and schemas are rendered once and cached.
-    A default that does not fit the field (``None``, a value of another type) is left out.
+    A ``FormField(prefill=...)`` wins over the default. Defaults from a ``default_factory``
+    are not rendered: a factory may return a fresh value on every call (``datetime.now``),
+    and schemas are rendered once and cached; the known pure factories of an empty
+    collection (``list``, ``set``, ``frozenset``, ``tuple``) are the exception, rendered as
+    ``[]`` on a multi-select. A default that does not fit the field (``None``, a value of
+    another type) is left out.
     """
-    value = field.default
+    value = field.default if field.prefill is MISSING else field.prefill
+    if (
+        value is MISSING
+        and field.kind is Kind.MULTI_CHOICE
+        and field.default_factory in _EMPTY_COLLECTIONS
+    ):
+        return []
     if value is MISSING or value is None:
         return MISSING
     kind = field.kind
@@ -166,6 +199,9 @@ def wire_default(field: FieldSpec) -> Any:
     except (KeyError, TypeError):
         return MISSING
     return wires
+
+
+_EMPTY_COLLECTIONS: tuple[object, ...] = (list, set, frozenset, tuple)
 
 
 def _choice_key(value: object) -> tuple[type, object]:

@@ -63,12 +63,14 @@ class Enums(msgspec.Struct, rename="camel"):
             labels={"value1": "First Option", "value2": "Second Option", "value3": "Third Option"}
         ),
     ]
-    # The suite wants this one as the deprecated enum + enumNames. elicitkit sends labelled
-    # choices as oneOf from 2025-11-25 on and has no per-field switch to enumNames yet
-    # (issue 9), so this field's check is the suite's one known failure.
+    # The suite wants this one as the deprecated enum + enumNames, next to oneOf fields: a
+    # per-field label style.
     legacy_enum: Annotated[
         Literal["opt1", "opt2", "opt3"],
-        FormField(labels={"opt1": "Option One", "opt2": "Option Two", "opt3": "Option Three"}),
+        FormField(
+            labels={"opt1": "Option One", "opt2": "Option Two", "opt3": "Option Three"},
+            label_style="enumNames",
+        ),
     ]
     untitled_multi: list[Literal["option1", "option2", "option3"]]
     titled_multi: Annotated[

@@ -115,9 +115,8 @@ def test_schema_defaults_to_the_latest_protocol_and_takes_dotted_modules(
         pytest.param(
             f"{SURVEY}:Nested",
             1,
-            "elicitkit schema: Cannot build a form field for 'inner' of Nested: Survey is a "
-            "nested form, and nested forms are not supported yet. Move its fields into this "
-            "form, or ask for Survey with a separate ask().",
+            "elicitkit schema: Cannot build a form field for 'inner' of Nested: dict[str, int] "
+            "is a nested mapping, and MCP forms are flat. Declare one field per key instead.",
             id="not-a-form",
         ),
         pytest.param(
@@ -169,9 +168,8 @@ def test_check_reports_errors_and_client_warnings(
         "  ok",
         f"{SURVEY}:33: Nested",
         (
-            "  error: Cannot build a form field for 'inner' of Nested: Survey is a nested form, "
-            "and nested forms are not supported yet. Move its fields into this form, or ask for "
-            "Survey with a separate ask()."
+            "  error: Cannot build a form field for 'inner' of Nested: dict[str, int] is a "
+            "nested mapping, and MCP forms are flat. Declare one field per key instead."
         ),
         "3 forms checked: 1 error, 3 warnings.",
     ]

@@ -131,8 +131,11 @@ async def test_sep1330_enums(server: MCPServer) -> None:
         "const": "value3",
         "title": "Third Choice",
     }
-    # The suite's one known failure until per-field label styles exist (issue 9): the legacy
-    # field travels as oneOf like any labelled choice, not as enum + enumNames.
-    assert "enumNames" not in properties["legacyEnum"]
-    assert properties["legacyEnum"]["oneOf"][0] == {"const": "opt1", "title": "Option One"}
+    # The legacy field alone travels as the deprecated enum + enumNames (a per-field style).
+    assert properties["legacyEnum"] == {
+        "type": "string",
+        "title": "Legacy enum",
+        "enum": ["opt1", "opt2", "opt3"],
+        "enumNames": ["Option One", "Option Two", "Option Three"],
+    }
     assert text == f"Elicitation completed: action=accept, content={json.dumps(answer)}"

@@ -33,7 +33,12 @@ from typing_extensions import TypedDict, assert_never, assert_type
 from elicitkit import (
     Action,
     ElicitResultTyped,
+    Overrides,
     ask,
+    ask_text,
+    choose,
+    confirm,
+    fill_missing,
     form,
     install,
     parse_content,
@@ -280,6 +285,20 @@ async def check_ask() -> None:
     assert_type(await ask(AddressStruct), ElicitResultTyped[AddressStruct])
     assert_type(await ask(AddressDict), ElicitResultTyped[AddressDict])
     assert_type(await ask(bool, "Delete 3 files?"), ElicitResultTyped[bool])
+    per_call = Overrides(choices={"city": ["Oslo", "Bergen"]}, defaults={"street": "Main"})
+    assert_type(await ask(Address, overrides=per_call), ElicitResultTyped[Address])
+    assert_type(parse_content(Address, {}, overrides=per_call), Address)
+    assert_type(await confirm("Sure?"), bool)
+    assert_type(await choose("Size?", ["s", "m"]), str | None)
+    assert_type(await choose("Size?", {1: "one", 2: "two"}), int | None)
+    assert_type(await ask_text("Name?"), str | None)
+    assert_type(await choose("Colour?", Color), Color | None)
+
+    @fill_missing
+    async def tool(day: str | None = None) -> int:
+        return len(day or "")
+
+    assert_type(await tool(), int | str)
     answer = await ask(Address)
     if answer.is_accepted():
         assert_type(answer.unwrap().city, str)

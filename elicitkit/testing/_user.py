@@ -102,9 +102,11 @@ class _Rule:
             return any(
                 asked
                 == _without_defaults(
-                    requested_schema(self.target, protocol=request.protocol, **extra)
+                    requested_schema(
+                        self.target, protocol=request.protocol, legacy_enum_names=legacy
+                    )
                 )
-                for extra in ({}, {"legacy_enum_names": True})
+                for legacy in (False, True)
             )
         if self.kind == "key":
             return self.target in request.schema.get("properties", {})

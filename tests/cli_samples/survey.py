@@ -25,7 +25,7 @@ class Survey:
 
 @dataclasses.dataclass
 class Nested:
-    inner: Survey  # a nested form: elicitkit cannot flatten it
+    inner: dict[str, int]  # a mapping: MCP forms are flat
 
 
 async def tool() -> None:

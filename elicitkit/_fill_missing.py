@@ -1,0 +1,115 @@
+"""``@fill_missing``: a tool asks the user for the optional arguments the model left out.
+
+A tool declares what it may need as optional parameters (``day: date | None = None``). When
+the model calls it without some of them, the decorator asks the user for exactly those, in
+one form built from the signature (types, ``Annotated`` metadata), then runs the tool with
+everything. The tool's signature, and so the input schema the model sees, is unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar, overload
+
+from elicitkit._asker import ask
+from elicitkit._errors import ElicitationUnsupported, FormDefinitionError
+from elicitkit._forms import form_spec
+from elicitkit._introspect import accepts_none, parameter_hints
+from elicitkit._metadata import FormField
+from elicitkit._names import humanise
+from elicitkit._result import ElicitResultTyped
+
+R = TypeVar("R")
+Tool = Callable[..., Awaitable[R]]
+
+
+@overload
+def fill_missing(fn: Tool[R], /) -> Tool[R | str]: ...
+@overload
+def fill_missing(*, message: str | None = None) -> Callable[[Tool[R]], Tool[R | str]]: ...
+def fill_missing(fn: Any = None, /, *, message: str | None = None) -> Any:
+    """Ask the user for the optional arguments the model left out, then run the tool.
+
+    Use bare (``@fill_missing``) or with a message (``@fill_missing(message="...")``), under
+    the server's tool decorator. Every parameter whose default is ``None`` and whose type
+    admits ``None`` can be asked; the ones the model gave (not ``None``) are never asked.
+    With all given, the tool runs at once; otherwise one form asks for the missing ones,
+    each required and described by its annotation (``Annotated[..., FormField(...)]``).
+
+    If the client cannot show forms, the tool does not run and returns text telling the
+    model which values to get from the user before calling again; if the user declines or
+    cancels, it returns text saying so.
+
+    Raises:
+        FormDefinitionError: A parameter that can be asked has no form field (checked at
+            decoration), or the function is not ``async``.
+    """
+
+    def decorate(tool: Tool[R]) -> Tool[R | str]:
+        return _decorate(tool, message)
+
+    return decorate if fn is None else decorate(fn)
+
+
+def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
+    if not inspect.iscoroutinefunction(tool):
+        raise FormDefinitionError(
+            f"Cannot use @fill_missing on {tool.__qualname__}: it is not an async function, "
+            "and asking the user needs await. Declare it with async def."
+        )
+    signature = inspect.signature(tool)
+    hints = parameter_hints(tool)
+    askable = {
+        name: hints[name]
+        for name, parameter in signature.parameters.items()
+        if parameter.default is None and name in hints and accepts_none(hints[name])
+    }
+    forms: dict[tuple[str, ...], type] = {}
+
+    def form_for(names: tuple[str, ...]) -> type:
+        # One form type per set of missing names, made once: the same type every round, so
+        # the question's key is stable on 2026-07-28.
+        if names not in forms:
+            fields = [(name, Annotated[askable[name], FormField(required=True)]) for name in names]
+            made = dataclasses.make_dataclass(f"{tool.__name__}_missing", fields)
+            made.__qualname__ = f"Missing arguments of {tool.__name__}"
+            form_spec(made)  # a parameter elicitkit cannot ask fails here, at decoration
+            forms[names] = made
+        return forms[names]
+
+    form_for(tuple(askable))
+    ask_message = message or f"{humanise(tool.__name__)} needs a few more details."
+
+    @functools.wraps(tool)
+    async def run(*args: Any, **kwargs: Any) -> R | str:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        missing = tuple(name for name in askable if bound.arguments.get(name) is None)
+        if missing:
+            form: Any = form_for(missing)
+            try:
+                answer: ElicitResultTyped[Any] = await ask(form, ask_message)
+            except ElicitationUnsupported:
+                return (
+                    f"This client cannot show forms, so {tool.__name__} did not run. Ask the "
+                    f"user for {_listed(missing)}, then call {tool.__name__} again with them."
+                )
+            if not answer.is_accepted():
+                return (
+                    f"The user did not give {_listed(missing)} ({answer.action}), so "
+                    f"{tool.__name__} did not run."
+                )
+            filled = answer.unwrap()
+            for name in missing:
+                bound.arguments[name] = getattr(filled, name)
+        return await tool(*bound.args, **bound.kwargs)
+
+    return run
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    quoted = [f"'{name}'" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"

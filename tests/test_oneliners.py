@@ -1,0 +1,215 @@
+"""confirm(), choose() and ask_text() inside real tools, with the real client, on both eras."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from elicitkit import (
+    FormDefinitionError,
+    InvalidContent,
+    ask_text,
+    choose,
+    confirm,
+    install,
+)
+from tests.spec_check import assert_spec_valid
+
+pytestmark = pytest.mark.anyio
+
+ERAS = [
+    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
+    pytest.param("auto", "2026-07-28", id="2026-07-28"),
+]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    DARK_BLUE = "dark-blue"
+
+
+def make_server() -> MCPServer:
+    server = install(MCPServer("oneliners"))
+
+    @server.tool()
+    async def yes_no(default: bool = False) -> str:
+        return repr(await confirm("Delete 3 files?", default=default))
+
+    @server.tool()
+    async def pick(kind: str) -> str:
+        try:
+            if kind == "list":
+                return repr(await choose("Which size?", ["s", "m", 3]))
+            if kind == "mapping":
+                return repr(await choose("Which plan?", {"free": "Free", "team": "Team"}))
+            return repr(await choose("Which colour?", Colour))
+        except InvalidContent as problem:
+            return "invalid: " + " | ".join(f"{e.field}={e.message}" for e in problem.errors)
+
+    @server.tool()
+    async def text() -> str:
+        try:
+            return repr(await ask_text("Your name?", title="Name", default="Ada", max_length=5))
+        except InvalidContent as problem:
+            return "invalid: " + " | ".join(f"{e.field}={e.message}" for e in problem.errors)
+
+    @server.tool()
+    async def bad(which: str) -> str:
+        try:
+            if which == "confirm":
+                await confirm("Sure?", default=1)  # type: ignore[arg-type]
+            else:
+                await choose("Which?", [])
+        except FormDefinitionError as problem:
+            return str(problem)
+        return "unreachable"
+
+    return server
+
+
+async def _call(
+    mode: str, name: str, args: dict[str, Any], result: types.ElicitResult
+) -> tuple[str, list[Any]]:
+    seen: list[Any] = []
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        seen.append(params)
+        return result
+
+    with anyio.fail_after(10):
+        async with Client(make_server(), mode=mode, elicitation_callback=callback) as client:
+            answer = await client.call_tool(name, args)
+    [block] = answer.content
+    assert isinstance(block, types.TextContent)
+    return block.text, seen
+
+
+def accept(content: dict[str, Any] | None) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content=content)
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("default", "result", "expected"),
+    [
+        pytest.param(False, accept({"confirm": True}), "True", id="yes"),
+        pytest.param(True, accept({"confirm": False}), "False", id="no"),
+        pytest.param(False, accept({}), "False", id="empty accept, default no"),
+        pytest.param(True, accept({}), "True", id="empty accept, default yes"),
+        pytest.param(True, accept(None), "True", id="accept without content"),
+        pytest.param(True, types.ElicitResult(action="decline"), "False", id="decline"),
+        pytest.param(True, types.ElicitResult(action="cancel"), "False", id="cancel"),
+    ],
+)
+async def test_confirm(
+    mode: str, version: str, default: bool, result: types.ElicitResult, expected: str
+) -> None:
+    text, [params] = await _call(mode, "yes_no", {"default": default}, result)
+    assert text == expected
+    assert params.message == "Delete 3 files?"
+    assert params.requested_schema == {
+        "type": "object",
+        "properties": {"confirm": {"type": "boolean", "title": "Confirm", "default": default}},
+    }
+    assert_spec_valid(params.requested_schema, version)
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("kind", "answer", "expected", "field"),
+    [
+        pytest.param("list", "3", "3", {"enum": ["s", "m", "3"]}, id="list"),
+        pytest.param(
+            "mapping",
+            "team",
+            "'team'",
+            {"oneOf": [{"const": "free", "title": "Free"}, {"const": "team", "title": "Team"}]},
+            id="mapping",
+        ),
+        pytest.param(
+            "enum",
+            "dark-blue",
+            "<Colour.DARK_BLUE: 'dark-blue'>",
+            {"enum": ["red", "dark-blue"]},
+            id="enum",
+        ),
+        pytest.param(
+            "list",
+            "xl",
+            "invalid: value=Must be one of 's', 'm', '3'; got 'xl'.",
+            {},
+            id="not an option",
+        ),
+    ],
+)
+async def test_choose(
+    mode: str, version: str, kind: str, answer: str, expected: str, field: dict[str, Any]
+) -> None:
+    text, [params] = await _call(mode, "pick", {"kind": kind}, accept({"value": answer}))
+    assert text == expected
+    schema = params.requested_schema
+    assert schema["required"] == ["value"]
+    assert {key: schema["properties"]["value"][key] for key in field} == field
+    assert_spec_valid(schema, version)
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+async def test_choose_and_ask_text_not_accepted(mode: str, version: str, action: Any) -> None:
+    text, _ = await _call(mode, "pick", {"kind": "enum"}, types.ElicitResult(action=action))
+    assert text == "None"
+    text, _ = await _call(mode, "text", {}, types.ElicitResult(action=action))
+    assert text == "None"
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_ask_text(mode: str, version: str) -> None:
+    text, [params] = await _call(mode, "text", {}, accept({"value": "Grace"}))
+    assert text == "'Grace'"
+    assert params.requested_schema == {
+        "type": "object",
+        "properties": {
+            "value": {"type": "string", "title": "Name", "maxLength": 5, "default": "Ada"}
+        },
+        "required": ["value"],
+    }
+    assert_spec_valid(params.requested_schema, version)
+    text, _ = await _call(mode, "text", {}, accept({"value": "Augusta"}))
+    assert text == "invalid: value=Must be at most 5 characters long."
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("which", "message"),
+    [
+        pytest.param(
+            "confirm",
+            "Cannot ask confirm() with the default 1: a yes/no question takes True or False. "
+            "Pass default=True or default=False.",
+            id="confirm",
+        ),
+        pytest.param(
+            "choose",
+            "Cannot ask choose() without options: there is nothing to choose. Pass at least "
+            "one option.",
+            id="choose",
+        ),
+    ],
+)
+async def test_refused_before_anything_is_sent(
+    mode: str, version: str, which: str, message: str
+) -> None:
+    text, seen = await _call(mode, "bad", {"which": which}, accept({}))
+    assert text == message
+    assert seen == []
