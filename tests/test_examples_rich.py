@@ -30,7 +30,9 @@ def test_per_call_choices_example(mode: str, protocol: str, errlog: IO[str]) -> 
             ("deploy", {"account": "acme", "service": "orders-db"}),
             ("deploy", {"account": "globex", "service": "web"}),
         ],
-        [accept(plan), accept(plan)],
+        # The second call's region is not offered to globex: the same answer three times
+        # (the question and ask()'s two re-asks), then the tool reports the problem.
+        [accept(plan), accept(plan), accept(plan), accept(plan)],
         errlog,
     )
     assert session.protocol == protocol
@@ -38,7 +40,8 @@ def test_per_call_choices_example(mode: str, protocol: str, errlog: IO[str]) -> 
         "Deploying orders-db to eu-north-1: 2 x medium.",
         "Not deployed: region: Must be one of 'us-east-1'; got 'eu-north-1'.",
     ]
-    first, second = session.asked
+    first, second, *reasked = session.asked
+    assert len(reasked) == 2
     properties = first.requested_schema["properties"]
     assert properties["region"]["oneOf"] == [
         {"const": "eu-west-1", "title": "Europe (Ireland)"},
@@ -62,7 +65,8 @@ def test_nested_order_example(mode: str, protocol: str, errlog: IO[str]) -> None
         [("order", {"item": "teapot"}), ("order", {"item": "kettle"})],
         [
             accept(shipping),
-            accept({**shipping, "billing_city": "Bergen", "billing_country": "SE"}),
+            # Half a billing address, three times (the question and two re-asks).
+            *[accept({**shipping, "billing_city": "Bergen", "billing_country": "SE"})] * 3,
         ],
         errlog,
     )
