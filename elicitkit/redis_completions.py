@@ -30,6 +30,7 @@ id, and when the owning process has gone (its route is lost with it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import secrets
 import time
@@ -98,10 +99,8 @@ class RedisCompletions:
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await listener
-            except asyncio.CancelledError:
-                pass
         pubsub, self._pubsub = self._pubsub, None
         if pubsub is not None:
             await pubsub.aclose()

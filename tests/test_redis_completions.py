@@ -107,7 +107,7 @@ async def test_the_listener_is_started_once_and_restarted_after_close(redis_url:
         assert await owner.complete("eid-4") is False  # complete() alone starts no listener
         await owner.register("eid-4", Counter(), keep=60)
         await owner.register("eid-5", Counter(), keep=60)
-        channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")  # noqa: SLF001
+        channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")
         assert len(channels) == 1  # one channel for the owner; the other never listened
         await owner.aclose()
         await owner.register("eid-6", notify, keep=60)
@@ -127,7 +127,9 @@ def worker(redis_url: str) -> Iterator[str]:
     """One url_worker.py process; yields its base URL."""
     port = _free_port()
     env = {**os.environ, "ELICITKIT_REDIS_URL": redis_url}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")]
+    )
     process = subprocess.Popen(
         [sys.executable, str(WORKER), str(port)],
         env=env,
