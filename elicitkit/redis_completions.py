@@ -1,6 +1,7 @@
 """`RedisCompletions`: URL-mode completions routed across the processes that serve clients.
 
-Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client)::
+Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client; Redis 6.2+
+for ``GETDEL``)::
 
     from redis.asyncio import Redis
     from elicitkit import use_completions
