@@ -137,9 +137,12 @@ class RedisCompletions:
             )
 
     async def _receive(self, pubsub: Any) -> None:
-        async for message in pubsub.listen():
-            if message.get("type") != "message":
-                continue
-            data = message.get("data")
-            elicitation_id = data.decode() if isinstance(data, bytes) else str(data)
-            await self._notify(elicitation_id)
+        try:
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                data = message.get("data")
+                elicitation_id = data.decode() if isinstance(data, bytes) else str(data)
+                await self._notify(elicitation_id)
+        except Exception:  # noqa: BLE001  (connection lost: the next register() listens again)
+            return
