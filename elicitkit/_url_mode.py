@@ -8,8 +8,8 @@ later, and the server then tells the client with ``notifications/elicitation/com
 Completion is routed through a `CompletionRouter`: ``ask_url`` registers, for its
 elicitation id, how to notify the one session that asked; the author's web callback
 calls `complete_url` with the id. `LocalCompletions` (the default) keeps the routes in this
-process; servers run as several processes need a shared implementation (a later issue
-adds one on Redis) installed with `use_completions`.
+process; servers run as several processes use `elicitkit.redis_completions.RedisCompletions`
+(installed with `use_completions`, or by ``install()`` when ``ELICITKIT_REDIS_URL`` is set).
 """
 
 from __future__ import annotations
@@ -80,7 +80,13 @@ class LocalCompletions:
         return True
 
 
-_router: list[CompletionRouter] = [LocalCompletions()]
+_DEFAULT_ROUTER = LocalCompletions()
+_router: list[CompletionRouter] = [_DEFAULT_ROUTER]
+
+
+def completions_chosen() -> bool:
+    """Whether the author installed a router (`use_completions`) instead of the default."""
+    return _router[0] is not _DEFAULT_ROUTER
 
 
 def use_completions(router: CompletionRouter) -> None:

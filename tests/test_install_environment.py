@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary
 
-from elicitkit import MemoryStore, install
+import elicitkit._url_mode
+from elicitkit import LocalCompletions, MemoryStore, install, use_completions
 from elicitkit.integrations.mcp import ElicitkitMiddleware
+from elicitkit.redis_completions import RedisCompletions
 from elicitkit.redis_store import RedisStore
 
 KEY = "k" * 40
+
+
+@pytest.fixture(autouse=True)
+def _default_completions() -> Iterator[None]:
+    """Each test starts with the default router, and leaves it for the tests after it."""
+    use_completions(elicitkit._url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    yield
+    use_completions(elicitkit._url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
 
 
 def _middleware(server: MCPServer) -> ElicitkitMiddleware:
@@ -46,6 +58,31 @@ def test_the_variables_choose_the_sealing_key_and_a_redis_store(
     # Both servers now seal with the one key: a state minted by one opens in the other.
     sealed = _security(one).codec.seal(b"payload")  # type: ignore[attr-defined]
     assert _security(two).codec.unseal(sealed) == b"payload"  # type: ignore[attr-defined]
+
+
+def _router() -> object:
+    return elicitkit._url_mode._router[0]  # pyright: ignore[reportPrivateUsage]
+
+
+def test_the_redis_variable_routes_url_completions_through_redis(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
+    install(MCPServer("local"))
+    assert isinstance(_router(), LocalCompletions)
+    monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
+    install(MCPServer("shared"))
+    assert isinstance(_router(), RedisCompletions)
+
+
+def test_a_chosen_completion_router_wins_over_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
+    chosen = LocalCompletions()
+    use_completions(chosen)
+    install(MCPServer("chosen"))
+    assert _router() is chosen
 
 
 def test_an_explicit_store_wins_over_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:

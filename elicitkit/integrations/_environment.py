@@ -9,7 +9,10 @@ MCP 2026-07-28, with no code change between one worker and many:
   process-local key (keeping the server's expiry, audience and principal binding).
 * ``ELICITKIT_REDIS_URL``: where completed dialogues are recorded (a ``redis://`` URL). When
   it is set and ``install()`` gets no ``store=``, it records them in a `RedisStore` there, so
-  a final round replayed to another worker gets the recorded outcome.
+  a final round replayed to another worker gets the recorded outcome. And unless the author
+  chose a completion router (``use_completions``), URL-mode completions are routed there
+  by a `RedisCompletions`, so a callback that lands on another worker still reaches the
+  client that asked.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from elicitkit._store import OutcomeStore
+from elicitkit._url_mode import completions_chosen, use_completions
 
 STATE_KEY_VARIABLE = "MCP_REQUEST_STATE_KEY"
 REDIS_URL_VARIABLE = "ELICITKIT_REDIS_URL"
@@ -28,6 +32,27 @@ _MIN_KEY_BYTES = 32  # the SDK's own minimum for a sealing key
 
 def store_from_environment() -> OutcomeStore | None:
     """A `RedisStore` at ``$ELICITKIT_REDIS_URL``, or None when the variable is unset."""
+    redis = _redis_from_environment()
+    if redis is None:
+        return None
+    from elicitkit.redis_store import RedisStore  # noqa: PLC0415
+
+    return RedisStore(redis)
+
+
+def complete_with_environment_redis() -> None:
+    """Route URL-mode completions through ``$ELICITKIT_REDIS_URL`` unless a router was chosen."""
+    if completions_chosen():
+        return
+    redis = _redis_from_environment()
+    if redis is None:
+        return
+    from elicitkit.redis_completions import RedisCompletions  # noqa: PLC0415
+
+    use_completions(RedisCompletions(redis))
+
+
+def _redis_from_environment() -> Any:
     url = os.environ.get(REDIS_URL_VARIABLE, "").strip()
     if not url:
         return None
@@ -38,9 +63,7 @@ def store_from_environment() -> OutcomeStore | None:
             f"Cannot record dialogues at {REDIS_URL_VARIABLE}: the redis package is not "
             'installed. Install it with pip install "elicitkit[redis]", or unset the variable.'
         ) from None
-    from elicitkit.redis_store import RedisStore  # noqa: PLC0415
-
-    return RedisStore(Redis.from_url(url))  # pyright: ignore[reportUnknownMemberType]
+    return Redis.from_url(url)  # pyright: ignore[reportUnknownMemberType]
 
 
 def seal_with_environment_key(boundary: RequestStateBoundary) -> None:

@@ -53,7 +53,11 @@ from elicitkit._run import ToolRun, current_run
 from elicitkit._store import Claim, MemoryStore, OutcomeStore
 from elicitkit._timeouts import timed_out
 from elicitkit._wire_values import sendable_text
-from elicitkit.integrations._environment import seal_with_environment_key, store_from_environment
+from elicitkit.integrations._environment import (
+    complete_with_environment_redis,
+    seal_with_environment_key,
+    store_from_environment,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +105,7 @@ def install(
         )
     # Configuration shared by every worker: the sealing key and the dialogue store.
     seal_with_environment_key(boundary)
+    complete_with_environment_redis()
     if store is None:
         store = store_from_environment()
     # The record must outlive every state minted before it: the state's lifetime, plus the

@@ -1,0 +1,215 @@
+"""URL-mode completions across processes, routed by `RedisCompletions` on a real redis-server.
+
+The unit tests run two routers in one event loop (each is one "process": its own channel
+and listener). The end-to-end test runs two real uvicorn workers (tests/servers/url_worker.py,
+stateful streamable HTTP, configured by ``ELICITKIT_REDIS_URL`` only): the clients are on
+worker A, the OAuth-style callback lands on worker B.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from redis.asyncio import Redis
+
+from elicitkit.redis_completions import RedisCompletions
+
+pytestmark = pytest.mark.anyio
+WORKER = Path(__file__).parent / "servers" / "url_worker.py"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def routers(redis_url: str, count: int) -> AsyncIterator[list[RedisCompletions]]:
+    """``count`` routers (one per simulated process) sharing a fresh key prefix."""
+    client = Redis.from_url(redis_url)
+    prefix = f"test:{uuid.uuid4().hex}:"
+    made = [RedisCompletions(client, prefix=prefix) for _ in range(count)]
+    try:
+        yield made
+    finally:
+        for router in made:
+            await router.aclose()
+        await client.aclose()
+
+
+class Counter:
+    """A notifier that counts how often it was called."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.called = asyncio.Event()
+
+    async def __call__(self) -> None:
+        self.calls += 1
+        self.called.set()
+
+
+async def test_completing_an_unknown_id_returns_false(redis_url: str) -> None:
+    async with routers(redis_url, 1) as [router]:
+        assert await router.complete("never-registered") is False
+
+
+@pytest.mark.parametrize("where", ["other-process", "same-process"])
+async def test_a_double_completion_is_delivered_once(redis_url: str, where: str) -> None:
+    async with routers(redis_url, 2) as [owner, other]:
+        notify = Counter()
+        await owner.register("eid-1", notify, keep=60)
+        caller = other if where == "other-process" else owner
+        first, second = await asyncio.gather(caller.complete("eid-1"), other.complete("eid-1"))
+        with anyio.fail_after(5):
+            await notify.called.wait()
+        await asyncio.sleep(0.1)  # room for a second (wrong) delivery to arrive
+    assert sorted([first, second]) == [False, True]
+    assert notify.calls == 1
+
+
+async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
+    async with routers(redis_url, 2) as [owner, other]:
+        notify = Counter()
+        await owner.register("eid-2", notify, keep=0.05)
+        await asyncio.sleep(0.2)
+        assert await other.complete("eid-2") is False
+    assert notify.calls == 0
+
+
+async def test_an_id_whose_process_has_gone_is_not_completed(redis_url: str) -> None:
+    async with routers(redis_url, 2) as [owner, other]:
+        notify = Counter()
+        await owner.register("eid-3", notify, keep=60)
+        await owner.aclose()  # the process stops: its listener and routes go with it
+        assert await other.complete("eid-3") is False
+    assert notify.calls == 0
+
+
+async def test_the_listener_is_started_once_and_restarted_after_close(redis_url: str) -> None:
+    async with routers(redis_url, 2) as [owner, other]:
+        notify = Counter()
+        assert await owner.complete("eid-4") is False  # complete() alone starts no listener
+        await owner.register("eid-4", Counter(), keep=60)
+        await owner.register("eid-5", Counter(), keep=60)
+        channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")
+        assert len(channels) == 1  # one channel for the owner; the other never listened
+        await owner.aclose()
+        await owner.register("eid-6", notify, keep=60)
+        assert await other.complete("eid-6") is True
+        with anyio.fail_after(5):
+            await notify.called.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def worker(redis_url: str) -> Iterator[str]:
+    """One url_worker.py process; yields its base URL."""
+    port = _free_port()
+    env = {**os.environ, "ELICITKIT_REDIS_URL": redis_url}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")]
+    )
+    process = subprocess.Popen(
+        [sys.executable, str(WORKER), str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None, "url_worker.py exited at start"
+                assert time.monotonic() < deadline, "url_worker.py did not start in 30 s"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as page:  # noqa: S310  (loopback only)
+        return page.read().decode()
+
+
+async def test_a_callback_on_another_worker_notifies_only_the_initiating_client(
+    redis_url: str,
+) -> None:
+    with worker(redis_url) as a, worker(redis_url) as b:
+        seen: list[types.ElicitRequestURLParams] = []
+        completed: dict[str, list[str]] = {"asker": [], "bystander": []}
+        done = anyio.Event()
+
+        def listener(name: str) -> Any:
+            async def on_message(message: Any) -> None:
+                if isinstance(message, types.ElicitCompleteNotification):
+                    completed[name].append(message.params.elicitation_id)
+                    done.set()
+
+            return on_message
+
+        async def browser(context: Any, params: Any) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            seen.append(params)
+            # The user's browser follows the page to the callback, on worker B.
+            assert await anyio.to_thread.run_sync(_get, params.url) == "signed in"
+            return types.ElicitResult(action="accept")
+
+        async def never(context: Any, params: Any) -> types.ElicitResult:
+            raise AssertionError("the bystander is never asked")
+
+        async with (
+            Client(
+                f"{a}/mcp",
+                mode="legacy",
+                elicitation_callback=browser,
+                message_handler=listener("asker"),
+            ) as asker,
+            Client(
+                f"{a}/mcp",
+                mode="legacy",
+                elicitation_callback=never,
+                message_handler=listener("bystander"),
+            ) as bystander,
+        ):
+            assert asker.protocol_version == bystander.protocol_version == "2025-11-25"
+            with anyio.fail_after(20):
+                result = await asker.call_tool("connect", {"callback": f"{b}/callback"})
+                await done.wait()
+            await bystander.list_tools()  # the bystander's session has processed its inbox
+            [params] = seen
+            eid = params.elicitation_id
+            assert eid is not None
+            # At most once, wherever the callback lands again; an unknown id is refused.
+            assert await anyio.to_thread.run_sync(_get, f"{b}/callback?state={eid}") == "unknown"
+            assert await anyio.to_thread.run_sync(_get, f"{a}/callback?state={eid}") == "unknown"
+            assert await anyio.to_thread.run_sync(_get, f"{b}/callback?state=nope") == "unknown"
+    assert isinstance(result.content[0], types.TextContent)
+    assert result.content[0].text == "accept:True"
+    assert params.url == f"{b}/callback?state={eid}"
+    assert completed == {"asker": [eid], "bystander": []}
