@@ -65,7 +65,9 @@ server = install(MCPServer("elicitkit-interop"))
 async def plan_stay() -> str:
     """Ask for the details of a stay and repeat them back."""
     try:
-        answer = await ask(Stay)
+        # retries=0: this suite checks that the per-field report reaches the person in a
+        # real client; re-asking is tested with the SDK client (tests/test_retry.py).
+        answer = await ask(Stay, retries=0)
     except InvalidContent as problem:
         return "INVALID " + " | ".join(str(error) for error in problem.errors)
     if not answer.is_accepted():
@@ -82,7 +84,7 @@ async def plan_stay() -> str:
 async def preferences() -> str:
     """Ask for optional preferences and repeat back exactly what arrived."""
     try:
-        answer = await ask(Preferences)
+        answer = await ask(Preferences, retries=0)
     except InvalidContent as problem:
         return "INVALID " + " | ".join(str(error) for error in problem.errors)
     if not answer.is_accepted():
@@ -109,7 +111,8 @@ async def tip() -> str:
     """Ask for a number that must be more than 0 (an exclusive float bound)."""
     try:
         answer = await ask(
-            Annotated[float, Gt(0), Le(50), FormField(title="Tip", description="In euros")]
+            Annotated[float, Gt(0), Le(50), FormField(title="Tip", description="In euros")],
+            retries=0,
         )
     except InvalidContent as problem:
         return "INVALID " + " | ".join(str(error) for error in problem.errors)
