@@ -58,6 +58,11 @@ class LocalCompletions:
         self._routes: dict[str, tuple[float, Notify]] = {}
         self._max = max_routes
 
+    @property
+    def max_routes(self) -> int:
+        """How many open URL elicitations it holds at most."""
+        return self._max
+
     async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
         """Remember the route (see `CompletionRouter.register`)."""
         now = time.monotonic()

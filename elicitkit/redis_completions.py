@@ -34,12 +34,11 @@ import asyncio
 import contextlib
 import contextvars
 import secrets
-import time
 from typing import Any
 
 from redis.asyncio import Redis
 
-from elicitkit._url_mode import Notify
+from elicitkit._url_mode import LocalCompletions, Notify
 
 
 class RedisCompletions:
@@ -64,8 +63,8 @@ class RedisCompletions:
         # This process's own channel: a completion is published to the one process that
         # holds the session, not broadcast to all.
         self._channel = f"{prefix}process:{secrets.token_hex(8)}"
-        self._routes: dict[str, tuple[float, Notify]] = {}
-        self._max = max_routes
+        # This process's own notifiers: the same bounded, expiring table as one process uses.
+        self._local = LocalCompletions(max_routes)
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
         self._starting = asyncio.Lock()
@@ -73,13 +72,7 @@ class RedisCompletions:
     async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
         """Keep ``notify`` here; record in Redis that this process holds the id."""
         await self._listen()
-        now = time.monotonic()
-        if len(self._routes) >= self._max:
-            for key in [k for k, (until, _) in self._routes.items() if until < now]:
-                del self._routes[key]
-            while len(self._routes) >= self._max:
-                del self._routes[next(iter(self._routes))]
-        self._routes[elicitation_id] = (now + keep, notify)
+        await self._local.register(elicitation_id, notify, keep=keep)
         await self._redis.set(
             self._prefix + elicitation_id, self._channel, px=max(1, round(keep * 1000))
         )
@@ -105,17 +98,10 @@ class RedisCompletions:
         pubsub, self._pubsub = self._pubsub, None
         if pubsub is not None:
             await pubsub.aclose()
-        self._routes.clear()
+        self._local = LocalCompletions(self._local.max_routes)
 
     async def _notify(self, elicitation_id: str) -> bool:
-        route = self._routes.pop(elicitation_id, None)
-        if route is None or route[0] < time.monotonic():
-            return False
-        try:
-            await route[1]()
-        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
-            return False
-        return True
+        return await self._local.complete(elicitation_id)
 
     async def _listen(self) -> None:
         """Subscribe and start the listener once (again if the connection was lost)."""
