@@ -9,15 +9,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from tests.loopback import free_port
+
 
 @contextmanager
 def running_redis() -> Iterator[str]:
     """Start ``redis-server`` (Debian package ``redis-server``) and yield its URL."""
     binary = shutil.which("redis-server")
     assert binary is not None, "redis-server is not installed: .ci/run installs it (apt-get)"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import os
 import pty
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.loopback import free_port
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 STDIO_EXAMPLES = ["shipping.py", "booking.py"]
@@ -48,9 +49,7 @@ def test_a_stdio_example_started_by_a_client_prints_nothing(example: str) -> Non
 
 
 def test_the_http_example_says_where_it_listens() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = [sys.executable, str(EXAMPLES / "http_server.py"), "--port", str(port)]
     line = _first_stderr_line([*command, "--stateless"], terminal=True)
     assert line == (

@@ -26,6 +26,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
+from tests.loopback import free_port
+
 EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
 SLOT = {"day": "2026-12-24", "window": "evening", "leave_at_door": True}
 DONE = "Delivering A-17 on 2026-12-24 in the evening, left at the door."
@@ -38,17 +40,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextmanager
 def http_server(*flags: str, key: str | None = None) -> Iterator[str]:
     """Start examples/http_server.py on a free loopback port; yield its URL; stop it."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "MCP_REQUEST_STATE_KEY"}
     if key is not None:
         env["MCP_REQUEST_STATE_KEY"] = key
@@ -202,7 +197,7 @@ def _load_example_server() -> Any:
 @asynccontextmanager
 async def serving(app: Starlette) -> AsyncIterator[str]:
     """Serve an ASGI app with uvicorn on a free loopback port; yield its MCP URL."""
-    port = _free_port()
+    port = free_port()
     web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     task = asyncio.create_task(web.serve())
     try:

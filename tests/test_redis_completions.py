@@ -28,6 +28,7 @@ from mcp import Client
 from redis.asyncio import Redis
 
 from elicitkit.redis_completions import RedisCompletions
+from tests.loopback import free_port
 
 pytestmark = pytest.mark.anyio
 WORKER = Path(__file__).parent / "servers" / "url_worker.py"
@@ -116,16 +117,10 @@ async def test_the_listener_is_started_once_and_restarted_after_close(redis_url:
             await notify.called.wait()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def worker(redis_url: str) -> Iterator[str]:
     """One url_worker.py process; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "ELICITKIT_REDIS_URL": redis_url}
     env["PYTHONPATH"] = os.pathsep.join(
         [str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")]

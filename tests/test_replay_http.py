@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from tests.loopback import free_port
+
 SERVER = Path(__file__).parent.parent / "examples" / "conformance_server.py"
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -30,9 +32,7 @@ META = {
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(SERVER), "--port", str(port)],
         stdout=subprocess.DEVNULL,

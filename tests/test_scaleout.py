@@ -28,6 +28,8 @@ from typing import Any
 import pytest
 from redis import Redis
 
+from tests.loopback import free_port
+
 HERE = Path(__file__).parent
 WORKER = HERE / "servers" / "scaleout_worker.py"
 PROXY = HERE / "round_robin_proxy.py"
@@ -42,12 +44,6 @@ ANSWERS = {
     "Which size?": {"size": "M"},
     "Place the order?": {"ok": True},
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextmanager
@@ -74,8 +70,8 @@ def _process(command: list[str], port: int, env: dict[str, str]) -> Iterator[Non
 @contextmanager
 def cluster(redis_url: str, keys: tuple[str, str]) -> Iterator[str]:
     """Two workers (one state key each) behind the proxy; yields the proxy's MCP URL."""
-    ports = [_free_port(), _free_port()]
-    proxy_port = _free_port()
+    ports = [free_port(), free_port()]
+    proxy_port = free_port()
     with ExitStack() as stack:
         for port, key in zip(ports, keys, strict=True):
             env = {**os.environ, "MCP_REQUEST_STATE_KEY": key, "ELICITKIT_REDIS_URL": redis_url}

@@ -8,7 +8,6 @@ OAuth provider served by a real uvicorn on 127.0.0.1, whose callback calls
 from __future__ import annotations
 
 import asyncio
-import socket
 import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -34,6 +33,7 @@ from elicitkit import (
     new_elicitation_id,
     require_url,
 )
+from tests.loopback import free_port
 
 pytestmark = pytest.mark.anyio
 
@@ -41,13 +41,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @asynccontextmanager
@@ -63,7 +56,7 @@ async def fake_oauth() -> AsyncIterator[str]:
         return PlainTextResponse("signed in" if done else "unknown")
 
     app = Starlette(routes=[Route("/authorize", authorize), Route("/callback", callback)])
-    port = _free_port()
+    port = free_port()
     web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     task = asyncio.create_task(web.serve())
     try:
