@@ -294,7 +294,8 @@ def test_install_refuses_other_objects() -> None:
         install(object())
     assert str(caught.value) == (
         "Cannot install elicitkit on a builtins.object: install() takes the official SDK's "
-        "server, mcp.server.mcpserver.MCPServer. Pass that server."
+        "server, mcp.server.mcpserver.MCPServer, or fastmcp's, fastmcp.FastMCP. Pass one of "
+        "those."
     )
 
 

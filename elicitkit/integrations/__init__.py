@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from elicitkit._limits import ReplayLimits
 from elicitkit._store import OutcomeStore
 
 if TYPE_CHECKING:
+    from fastmcp import FastMCP
     from mcp.server.mcpserver import MCPServer
 
 ServerT = TypeVar("ServerT")
@@ -22,7 +24,8 @@ def install(
     ``ctx`` parameter: ``ask()`` finds the call it runs in.
 
     Args:
-        server: An ``mcp.server.mcpserver.MCPServer`` (official SDK, mcp 2.3+).
+        server: An ``mcp.server.mcpserver.MCPServer`` (official SDK, mcp 2.3+) or a
+            ``fastmcp.FastMCP`` (fastmcp 4.2+, the ``elicitkit[fastmcp]`` extra).
         store: Where completed dialogues are recorded on 2026-07-28, so that a replayed
             final round gets the recorded outcome instead of running the handler again
             (default: a `MemoryStore` in this process; share one such as a
@@ -47,6 +50,11 @@ def install(
 
         mcp.install(target, store=store, limits=limits)
         return server
+    if _is_fastmcp_server(target):
+        from elicitkit.integrations import fastmcp  # noqa: PLC0415
+
+        fastmcp.install(target, store=store, limits=limits)
+        return server
     raise TypeError(_unsupported_server(server))
 
 
@@ -57,9 +65,29 @@ def _is_mcp_server(server: object) -> TypeGuard[MCPServer[Any]]:
     return isinstance(server, MCPServer)
 
 
+def _is_fastmcp_server(server: object) -> TypeGuard[FastMCP[Any]]:
+    # A FastMCP server exists only if fastmcp was imported: never import it here, since it
+    # is an optional extra (and slow to import).
+    module = sys.modules.get("fastmcp.server.server")
+    server_class: object = getattr(module, "FastMCP", None)
+    return isinstance(server_class, type) and isinstance(server, server_class)
+
+
+def client_target(server: Any) -> Any:
+    """What ``mcp.Client`` connects to in memory for ``server``.
+
+    ``mcp.Client`` takes the official SDK's servers; a ``FastMCP`` server is served by the
+    SDK server it holds (fastmcp's own in-memory transport connects to the same one).
+    """
+    if _is_fastmcp_server(server):
+        return server._mcp_server  # pyright: ignore[reportPrivateUsage]
+    return server
+
+
 def _unsupported_server(server: object) -> str:
     kind: type[object] = type(server)
     return (
         f"Cannot install elicitkit on a {kind.__module__}.{kind.__qualname__}: install() takes "
-        "the official SDK's server, mcp.server.mcpserver.MCPServer. Pass that server."
+        "the official SDK's server, mcp.server.mcpserver.MCPServer, or fastmcp's, "
+        "fastmcp.FastMCP. Pass one of those."
     )

@@ -1,6 +1,8 @@
 """elicitkit on the official MCP Python SDK (``mcp`` 2.3+): ``install(MCPServer)``.
 
-One server middleware does everything:
+One middleware in the SDK's server layer does everything. fastmcp 4 serves through that same
+layer (its low-level server is the SDK's), so `elicitkit.integrations.fastmcp` installs this
+very middleware, described by another `Host`. The middleware:
 
 * it records the call in elicitkit's context variable, so ``ask()`` needs no ``ctx``
   parameter (the SDK has no context variable of its own);
@@ -23,12 +25,13 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from types import new_class
 from typing import Any, Literal, cast
 
 import anyio
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.request_state import RequestStateBoundary
@@ -80,7 +83,55 @@ def install(
         TypeError: The server has no ``RequestStateBoundary`` (someone removed it), so the
             answers carried between rounds on 2026-07-28 would travel unsealed.
     """
-    chain = server.middleware
+    host = Host(
+        name="MCPServer",
+        tool_error=ToolError,
+        crash_text=lambda tool: f"Error executing tool {tool}",
+        refusal=lambda ctx: _resolve_refusal(server, ctx),
+    )
+    install_in_chain(server.middleware, host, store=store, limits=limits)
+
+
+@dataclass(frozen=True)
+class Host:
+    """What differs between the servers that run on the SDK's server layer.
+
+    Attributes:
+        name: What the server is called in messages ("MCPServer").
+        tool_error: The exception whose text the server passes on to the client when a
+            tool raises it (the text of any other exception may be hidden).
+        crash_text: The tool error the server shows for a crashed tool, given its name.
+        refusal: Why ``ask()`` cannot be used in this request at all, or ``None``.
+        tool_error_fields: Attributes the host's code reads on its ``tool_error`` that its
+            ``__init__`` would have set (an elicitkit error becomes a ``tool_error`` after
+            it is made, so that ``__init__`` never runs for it).
+        masks_mcp_errors: The host reports an ``MCPError`` raised by a tool as a crashed
+            tool (traceback in the log) rather than as that JSON-RPC error, so elicitkit's
+            -32042 error is raised as its ``tool_error`` and the host's integration sends it
+            on as -32042.
+    """
+
+    name: str
+    tool_error: type[Exception]
+    crash_text: Callable[[str], str]
+    refusal: Callable[[ServerRequestContext[Any, Any]], str | None]
+    tool_error_fields: Mapping[str, object] = field(default_factory=dict[str, object])
+    masks_mcp_errors: bool = False
+
+
+def install_in_chain(
+    chain: list[ServerMiddleware[Any]],
+    host: Host,
+    *,
+    store: OutcomeStore | None,
+    limits: ReplayLimits | None,
+) -> None:
+    """Append elicitkit's middleware to a server's SDK middleware ``chain`` (once).
+
+    Raises:
+        TypeError: The chain has no ``RequestStateBoundary``, or elicitkit is already in it
+            with another store or limits.
+    """
     installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
     if installed is not None:
         if (store is not None and store is not installed.store) or (
@@ -88,7 +139,7 @@ def install(
         ):
             # Silently keeping the first store would break at-most-once across workers.
             raise TypeError(
-                "Cannot install elicitkit on this MCPServer again with another store or "
+                f"Cannot install elicitkit on this {host.name} again with another store or "
                 "limits: it is already installed, and its dialogues are recorded in the first "
                 "store. Call install(server, store=..., limits=...) once, before serving."
             )
@@ -99,9 +150,9 @@ def install(
     )
     if boundary is None:
         raise TypeError(
-            "Cannot install elicitkit on this MCPServer: its middleware has no "
+            f"Cannot install elicitkit on this {host.name}: its middleware has no "
             "RequestStateBoundary, so answers carried between rounds would travel unsealed. "
-            "Keep the boundary MCPServer installs by default."
+            f"Keep the boundary {host.name} installs by default."
         )
     # Configuration shared by every worker: the sealing key and the dialogue store.
     seal_with_environment_key(boundary)
@@ -116,7 +167,7 @@ def install(
     # Appended, so it runs inside the boundary: it sees requestState already verified.
     chain.append(
         ElicitkitMiddleware(
-            server,
+            host,
             store=MemoryStore() if store is None else store,
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
@@ -157,15 +208,15 @@ class ElicitkitMiddleware:
 
     def __init__(
         self,
-        server: MCPServer[Any],
+        host: Host,
         *,
         store: OutcomeStore,
         limits: ReplayLimits,
         keep: float,
         wait: float = 30.0,
     ) -> None:
-        """Serve ``server``, recording outcomes in ``store`` for ``keep`` seconds."""
-        self.server = server
+        """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds."""
+        self.host = host
         self.store = store
         self.limits = limits
         self.keep = keep
@@ -186,8 +237,12 @@ class ElicitkitMiddleware:
             if modern
             else None
         )
+        host = self.host
         run = ToolRun(
-            _Channel(ctx, modern=modern), replay, refusal=self._refusal(ctx), target=_target(ctx)
+            _Channel(ctx, modern=modern, host=host),
+            replay,
+            refusal=host.refusal(ctx),
+            target=_target(ctx),
         )
         token = current_run.set(run)
         try:
@@ -206,7 +261,7 @@ class ElicitkitMiddleware:
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
             if not questions or replay is None:
-                return _failure(signal, tool=_target(ctx))
+                return _failure(signal, crash_text=self.host.crash_text(_target(ctx)))
             state = questions[0].state if len(questions) == 1 else None
             asked = _merged(questions)
             if state is None:  # several concurrent ask()s ended the run together
@@ -263,21 +318,22 @@ class ElicitkitMiddleware:
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.1)
 
-    def _refusal(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
-        """Refuse ask() in a tool that also uses the SDK's Resolve (they cannot share a call)."""
-        if ctx.method != "tools/call":
-            return None
-        name = str((ctx.params or {}).get("name"))
-        tool = self.server._tool_manager.get_tool(name)  # pyright: ignore[reportPrivateUsage]
-        if tool is None or not tool.resolved_params:
-            return None
-        return (
-            f"The tool {name!r} uses both the SDK's Resolve(...) parameters and elicitkit's "
-            "ask(), which cannot share one call: on MCP 2026-07-28 both carry their progress "
-            "in the one requestState, and the user would be asked the same questions over "
-            "and over. Ask every question with ask() or ask_all() in the tool body, or only "
-            "with Resolve(...)."
-        )
+
+def _resolve_refusal(server: MCPServer[Any], ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """Refuse ask() in a tool that also uses the SDK's Resolve (they cannot share a call)."""
+    if ctx.method != "tools/call":
+        return None
+    name = str((ctx.params or {}).get("name"))
+    tool = server._tool_manager.get_tool(name)  # pyright: ignore[reportPrivateUsage]
+    if tool is None or not tool.resolved_params:
+        return None
+    return (
+        f"The tool {name!r} uses both the SDK's Resolve(...) parameters and elicitkit's "
+        "ask(), which cannot share one call: on MCP 2026-07-28 both carry their progress "
+        "in the one requestState, and the user would be asked the same questions over "
+        "and over. Ask every question with ask() or ask_all() in the tool body, or only "
+        "with Resolve(...)."
+    )
 
 
 def _target(ctx: ServerRequestContext[Any, Any]) -> str:
@@ -342,12 +398,12 @@ def _error_outcome(method: str, message: str) -> HandlerResult:
     raise MCPError(code=types.INTERNAL_ERROR, message=message)
 
 
-def _failure(signal: BaseException, *, tool: str) -> types.CallToolResult:
+def _failure(signal: BaseException, *, crash_text: str) -> types.CallToolResult:
     """Report a run that failed beside an unanswered ask() in a task group, or re-raise.
 
     A task group that holds a `NeedInput` is a `BaseExceptionGroup`, which the SDK's tool
     runner lets through. Without the question it is an ordinary crash: report it as the SDK
-    reports one, with only the tool's name for the client and the traceback in the log.
+    reports one (``crash_text``, naming only the tool), with the traceback in the log.
     """
     if not isinstance(signal, BaseExceptionGroup):
         raise signal
@@ -355,8 +411,8 @@ def _failure(signal: BaseException, *, tool: str) -> types.CallToolResult:
     questions, others = group.split(NeedInput)
     if questions is None or others is None or not isinstance(others, Exception):
         raise signal  # no question in it, or a cancellation: not ours to handle
-    logger.error("Error executing tool %s", tool, exc_info=others)
-    text = types.TextContent(type="text", text=f"Error executing tool {tool}")
+    logger.error("%s", crash_text, exc_info=others)
+    text = types.TextContent(type="text", text=crash_text)
     return types.CallToolResult(content=[text], is_error=True)
 
 
@@ -395,9 +451,10 @@ class _ElicitationCreate(BaseModel):
 class _Channel:
     """``ask()``'s view of one ``tools/call`` on the official SDK."""
 
-    def __init__(self, ctx: ServerRequestContext[Any, Any], *, modern: bool) -> None:
+    def __init__(self, ctx: ServerRequestContext[Any, Any], *, modern: bool, host: Host) -> None:
         self._ctx = ctx
         self._modern = modern
+        self._host = host
         self._why_not: tuple[str | None] | None = None  # the capabilities of a call are fixed
 
     def why_no_forms(self) -> str | None:
@@ -492,16 +549,19 @@ class _Channel:
 
     def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
         """The SDK's -32042 error for one URL (see `Channel.url_required`)."""
-        return UrlElicitationRequiredError(
+        error = UrlRequired(
             [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
         )
+        if self._host.masks_mcp_errors:
+            _become_tool_error(error, self._host)
+        return error
 
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
         """Make ``error`` reach the client readably if the tool does not catch it.
 
-        The SDK shows the model a crash as a bare "Error executing tool NAME"; only a
+        Servers show the model a crash as a bare "Error executing tool NAME"; only their
         ``ToolError`` keeps its text. So the error's class becomes a subclass of both its
-        own class (``except InvalidContent`` still works) and ``ToolError``.
+        own class (``except InvalidContent`` still works) and the host's ``ToolError``.
 
         On 2026-07-28 a client without the capability gets the spec's
         MissingRequiredClientCapability error instead (-32021): an uncaught
@@ -516,8 +576,12 @@ class _Channel:
                 data={"requiredCapabilities": {"elicitation": {"form": {}}}},
             )
             return error
-        _become_tool_error(error)
+        _become_tool_error(error, self._host)
         return error
+
+
+class UrlRequired(UrlElicitationRequiredError):
+    """The -32042 error of `require_url`, marked as elicitkit's own for the integrations."""
 
 
 class _MissingCapability(ElicitationUnsupported, MCPError):
@@ -565,16 +629,19 @@ def _no_back_channel(client_params: object, protocol: str) -> str:
     )
 
 
-_TOOL_ERRORS: dict[type[Exception], type[Exception]] = {}
+# (error class, host's tool error) -> their subclass; a handful of entries at most.
+_TOOL_ERRORS: dict[tuple[type[Exception], type[Exception]], type[Exception]] = {}
 
 
-def _become_tool_error(error: Exception) -> None:
-    kind = type(error)
-    if issubclass(kind, ToolError):
+def _become_tool_error(error: Exception, host: Host) -> None:
+    """Make ``error`` an instance of its own class and of the host's tool error at once."""
+    kind, tool_error = type(error), host.tool_error
+    if issubclass(kind, tool_error):
         return
-    if kind not in _TOOL_ERRORS:
-        module = {"__module__": kind.__module__}
-        _TOOL_ERRORS[kind] = new_class(
-            kind.__name__, (kind, ToolError), {}, lambda ns: ns.update(module)
+    both = _TOOL_ERRORS.get((kind, tool_error))
+    if both is None:
+        namespace = {"__module__": kind.__module__, **host.tool_error_fields}
+        both = _TOOL_ERRORS[kind, tool_error] = new_class(
+            kind.__name__, (kind, tool_error), {}, lambda ns: ns.update(namespace)
         )
-    error.__class__ = _TOOL_ERRORS[kind]
+    error.__class__ = both

@@ -14,6 +14,7 @@ from mcp.client.session import ClientRequestContext
 from elicitkit._client_facts import ClientProfile
 from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit._sdk_client import TunedClient
+from elicitkit.integrations import client_target
 from elicitkit.testing._spec_keys import unknown_key
 from elicitkit.testing._user import FormRequest, ScriptedUser, ScriptError
 
@@ -34,7 +35,8 @@ async def connect(
     """Connect the real SDK client (``mcp.Client``) to ``server``, answering forms with ``user``.
 
     Args:
-        server: An ``MCPServer`` (connected in memory), or anything ``mcp.Client`` accepts.
+        server: An ``MCPServer`` or a ``fastmcp.FastMCP`` (connected in memory), or
+            anything ``mcp.Client`` accepts.
         protocol: The version to speak. 2025-06-18 is negotiated by the initialize
             handshake, which ``mcp.Client`` alone cannot do (it always offers 2025-11-25).
         user: Who answers the forms; by default a `ScriptedUser` with no answers, so any
@@ -58,7 +60,7 @@ async def connect(
     behaviour = _Behaviour(scripted, profile, version, hang_seconds)
     elicits = profile is None or profile.elicitation
     client = TunedClient(
-        server,
+        client_target(server),
         mode="legacy" if version != LATEST_PROTOCOL else version,
         elicitation_callback=behaviour.on_elicit if elicits else None,
     )

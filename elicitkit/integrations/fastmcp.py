@@ -1,0 +1,90 @@
+"""elicitkit on fastmcp 4.2+: ``install(FastMCP(...))``.
+
+fastmcp 4 serves every request through the official SDK's server layer: its low-level server
+is the SDK's, with the SDK's ``RequestStateBoundary`` in its middleware chain. So elicitkit
+installs the very middleware it installs on an ``MCPServer`` (`integrations.mcp`), in that
+chain, inside the boundary, described by fastmcp's own ways:
+
+* the exception whose text reaches the client is ``fastmcp.exceptions.ToolError`` (with
+  ``mask_error_details=True`` fastmcp hides the text of every other exception);
+* fastmcp reports any other ``MCPError`` raised in a tool as a crash (a tool error, and a
+  traceback in the log), which would turn `require_url`'s -32042 into plain text. So that
+  error is raised as a ``ToolError`` too (logged in one line), and a fastmcp middleware, the
+  innermost at install time, sends it on as the JSON-RPC error -32042 the spec asks for.
+
+Importing this module imports fastmcp; ``elicitkit.install`` imports it only when given a
+``FastMCP`` server, so elicitkit itself works without fastmcp installed.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import mcp_types as types
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools import ToolResult
+from mcp.server.context import ServerMiddleware
+from mcp.shared.exceptions import MCPError
+
+from elicitkit._limits import ReplayLimits
+from elicitkit._store import OutcomeStore
+from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
+
+_HOST = Host(
+    name="FastMCP server",
+    tool_error=ToolError,
+    crash_text=lambda tool: f"Error calling tool {tool!r}",
+    # fastmcp has no parameters resolved by elicitation (the SDK's Resolve) to clash with.
+    refusal=lambda _ctx: None,
+    # fastmcp logs a ToolError at its `log_level`: a form the user answered badly, or did
+    # not answer in time, is worth a warning, not an error of the server.
+    tool_error_fields={"log_level": logging.WARNING},
+    masks_mcp_errors=True,
+)
+
+
+def install(
+    server: FastMCP[Any],
+    *,
+    store: OutcomeStore | None = None,
+    limits: ReplayLimits | None = None,
+) -> None:
+    """Add elicitkit's middleware to a fastmcp ``server`` (once).
+
+    Args:
+        server: The server.
+        store: Where completed dialogues are recorded (default: a `MemoryStore` of this
+            process). Servers that run in several processes share one, e.g. a `RedisStore`.
+        limits: The caps on one dialogue (default: `ReplayLimits()`).
+
+    Raises:
+        TypeError: The server's low-level middleware has no ``RequestStateBoundary``.
+    """
+    # fastmcp keeps its SDK server in `_mcp_server` (its own HTTP and stdio code use it).
+    chain: list[ServerMiddleware[Any]] = server._mcp_server.middleware  # pyright: ignore[reportPrivateUsage]
+    install_in_chain(chain, _HOST, store=store, limits=limits)
+    if not any(isinstance(middleware, _UrlRequiredPassage) for middleware in server.middleware):
+        server.add_middleware(_UrlRequiredPassage())
+
+
+class _UrlRequiredPassage(Middleware):
+    """Sends `require_url`'s -32042 error on as that JSON-RPC error.
+
+    The error reaches this middleware as a fastmcp ``ToolError``, which fastmcp would turn
+    into a tool result with the error's text. Raised as a plain ``MCPError`` instead, it
+    passes fastmcp's handler and the SDK sends it as -32042. Every other error is left as
+    fastmcp made it.
+    """
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[types.CallToolRequestParams],
+        call_next: CallNext[types.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        try:
+            return await call_next(context)
+        except UrlRequired as error:
+            raise MCPError.from_error_data(error.error) from None
