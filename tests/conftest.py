@@ -1,4 +1,8 @@
-"""Every schema the suite renders is checked against the official grammar of its version."""
+"""Suite-wide fixtures.
+
+Every schema the suite renders is checked against the official grammar of its version, and
+tests that take ``sdk`` run on both server SDKs.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import pytest
 
 import elicitkit
 import elicitkit._forms
+from tests.sdks import SDKS
 from tests.spec_check import assert_spec_valid
 
 _seen: list[tuple[dict[str, Any], str]] = []
@@ -39,3 +44,9 @@ def redis_url() -> Iterator[str]:
 
     with running_redis() as url:
         yield url
+
+
+@pytest.fixture(params=SDKS)
+def sdk(request: pytest.FixtureRequest) -> str:
+    """The server SDK a test runs on: the official ``mcp`` or ``fastmcp`` (tests/sdks.py)."""
+    return str(request.param)
