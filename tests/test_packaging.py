@@ -48,6 +48,17 @@ def test_the_wheel_holds_the_package_and_its_marker_and_no_tests(dist: Path) -> 
     assert packaged == sources
 
 
+def test_the_wheel_offers_each_sdk_integration_as_an_extra(dist: Path) -> None:
+    with zipfile.ZipFile(dist / f"elicitkit-{VERSION}-py3-none-any.whl") as wheel:
+        metadata = wheel.read(f"elicitkit-{VERSION}.dist-info/METADATA").decode()
+    lines = set(metadata.splitlines())
+    assert "Provides-Extra: fastmcp" in lines
+    assert "Requires-Dist: fastmcp<5,>=4.2; extra == 'fastmcp'" in lines
+    # fastmcp is optional: nothing outside an extra requires it.
+    required = [line for line in lines if line.startswith("Requires-Dist: fastmcp")]
+    assert all("extra ==" in line for line in required)
+
+
 def test_the_sdist_holds_what_the_tests_and_docs_need(dist: Path) -> None:
     with tarfile.open(dist / f"elicitkit-{VERSION}.tar.gz") as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
