@@ -24,6 +24,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
 import bench_costs  # noqa: E402  (found through sys.path above)
+import bench_fastmcp  # noqa: E402
 import bench_pending  # noqa: E402
 import bench_roundtrip  # noqa: E402
 
@@ -47,7 +48,15 @@ def machine(quick: bool) -> list[str]:
         "- Versions: "
         + ", ".join(
             f"{name} {version(name)}"
-            for name in ("elicitkit", "mcp", "pydantic", "pydantic-core", "uvicorn", "redis")
+            for name in (
+                "elicitkit",
+                "mcp",
+                "fastmcp",
+                "pydantic",
+                "pydantic-core",
+                "uvicorn",
+                "redis",
+            )
         ),
         (
             f"- Load average at start (1 / 5 / 15 min): {_load()}; the machine is shared, so "
@@ -74,6 +83,29 @@ def roundtrip_section(quick: bool, targets: list[Target]) -> list[str]:
         ),
         "",
         *bench_roundtrip.table(rows),
+        "",
+        f"Load average after: {_load()}; {time.monotonic() - started:.0f} s.",
+        "",
+    ]
+
+
+def fastmcp_section(quick: bool, targets: list[Target]) -> list[str]:
+    started = time.monotonic()
+    rows = asyncio.run(bench_fastmcp.run(quick))
+    for name, ratio, limit in bench_fastmcp.targets(rows):
+        targets.append((name, ratio, limit, "x"))
+    return [
+        "## fastmcp: elicitkit against fastmcp's own ways, 1 ask, in memory",
+        "",
+        (
+            "The same 10-field form on one installed fastmcp server, the official client in "
+            "memory; process CPU time per `call_tool` as above. fastmcp's way is "
+            "`ctx.elicit` on 2025-11-25 and, where that fails, its guard pattern (a tool "
+            "returning `InputRequiredResult`, schema rendered once) on 2026-07-28. See "
+            "`bench_fastmcp.py`."
+        ),
+        "",
+        *bench_fastmcp.table(rows),
         "",
         f"Load average after: {_load()}; {time.monotonic() - started:.0f} s.",
         "",
@@ -182,6 +214,7 @@ def main() -> None:
     failed: list[str] = []
     for section in (
         roundtrip_section,
+        fastmcp_section,
         decode_section,
         import_section,
         state_section,

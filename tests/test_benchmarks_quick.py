@@ -30,6 +30,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
     assert headings == [
         "## Targets",
         "## Round trip: a 10-field form, 1 / 3 / 10 asks, in memory and over HTTP",
+        "## fastmcp: elicitkit against fastmcp's own ways, 1 ask, in memory",
         "## Decode: the same dataclass, elicitkit vs pydantic `TypeAdapter`",
         "## Import",
         "## Replay state (2026-07-28): size on the wire, seal and open time",
@@ -44,3 +45,10 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
                     line.startswith(f"| {era} | {transport} | 1 | {contender}")
                     for line in text.splitlines()
                 ), (era, transport, contender)
+    # And the fastmcp contenders, on both eras.
+    for era, theirs in (("2025-11-25", "fastmcp ctx.elicit"), ("2026-07-28", "fastmcp guard")):
+        for contender in ("floor", "elicitkit ask()", theirs):
+            assert any(line.startswith(f"| {era} | {contender}") for line in text.splitlines()), (
+                era,
+                contender,
+            )
