@@ -54,14 +54,7 @@ def install(
 ) -> None:
     """Add elicitkit's middleware to a fastmcp ``server`` (once).
 
-    Args:
-        server: The server.
-        store: Where completed dialogues are recorded (default: a `MemoryStore` of this
-            process). Servers that run in several processes share one, e.g. a `RedisStore`.
-        limits: The caps on one dialogue (default: `ReplayLimits()`).
-
-    Raises:
-        TypeError: The server's low-level middleware has no ``RequestStateBoundary``.
+    The arguments and errors are those of `elicitkit.install`, which calls this.
     """
     # fastmcp keeps its SDK server in `_mcp_server` (its own HTTP and stdio code use it).
     chain: list[ServerMiddleware[Any]] = server._mcp_server.middleware  # pyright: ignore[reportPrivateUsage]
