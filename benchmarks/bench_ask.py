@@ -56,6 +56,7 @@ import cProfile
 import dataclasses
 import gc
 import io
+import logging
 import platform
 import pstats
 import statistics
@@ -456,6 +457,10 @@ def main() -> None:
         action="store_true",
         help="profile elicitkit's 2026-07-28 round trip instead of benchmarking",
     )
+    # MCPServer sends INFO records to a handler of its own (rich's, when rich is installed,
+    # as it is with fastmcp): that handler's cost is the deployment's choice, not a cost of
+    # asking, and would otherwise dominate every contender that logs.
+    logging.getLogger().setLevel(logging.WARNING)
     anyio.run(run_profile if parser.parse_args().profile else run_benchmark)
 
 
