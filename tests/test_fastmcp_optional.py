@@ -1,10 +1,12 @@
-"""fastmcp is an optional extra: elicitkit imports, installs and serves without it."""
+"""fastmcp is an optional extra: elicitkit works without it, and refuses a fastmcp too old."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 # Run in a fresh interpreter, where fastmcp cannot be imported: `sys.modules[name] = None`
 # makes `import name` raise ImportError, as if the package were not installed.
@@ -66,3 +68,29 @@ def test_importing_elicitkit_does_not_import_fastmcp() -> None:
         [sys.executable, "-c", probe], check=True, capture_output=True, text=True
     ).stdout
     assert shown == "False\n"
+
+
+def test_an_older_fastmcp_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fastmcp  # noqa: PLC0415
+
+    from elicitkit import install  # noqa: PLC0415
+
+    monkeypatch.setattr(fastmcp, "__version__", "4.1.6")
+    with pytest.raises(TypeError) as caught:
+        install(fastmcp.FastMCP("old"))
+    assert str(caught.value) == (
+        "Cannot install elicitkit on this FastMCP server: it is fastmcp 4.1.6, and elicitkit "
+        "needs fastmcp 4.2 or newer, whose servers run on the official SDK's server layer as "
+        "elicitkit expects. Upgrade it: pip install 'elicitkit[fastmcp]'."
+    )
+
+
+@pytest.mark.parametrize("version", ["4.2.0", "4.2.4.dev3+g1234", "4.10.1", "5.0.0rc1"])
+def test_fastmcp_42_and_newer_are_accepted(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
+    import fastmcp  # noqa: PLC0415
+
+    from elicitkit import install  # noqa: PLC0415
+
+    monkeypatch.setattr(fastmcp, "__version__", version)
+    server = fastmcp.FastMCP("new")
+    assert install(server) is server

@@ -19,8 +19,10 @@ Importing this module imports fastmcp; ``elicitkit.install`` imports it only whe
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
+import fastmcp
 import mcp_types as types
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
@@ -46,6 +48,12 @@ _HOST = Host(
 )
 
 
+def _too_old(version: str) -> bool:
+    """Whether a fastmcp version (``4.1.6``, ``4.2.4.dev3``) is older than 4.2."""
+    release = re.match(r"(\d+)\.(\d+)", version)
+    return release is not None and (int(release[1]), int(release[2])) < (4, 2)
+
+
 def install(
     server: FastMCP[Any],
     *,
@@ -55,7 +63,17 @@ def install(
     """Add elicitkit's middleware to a fastmcp ``server`` (once).
 
     The arguments and errors are those of `elicitkit.install`, which calls this.
+
+    Raises:
+        TypeError: fastmcp is older than 4.2, whose server layer this relies on.
     """
+    if _too_old(fastmcp.__version__):
+        raise TypeError(
+            f"Cannot install elicitkit on this FastMCP server: it is fastmcp "
+            f"{fastmcp.__version__}, and elicitkit needs fastmcp 4.2 or newer, whose servers "
+            "run on the official SDK's server layer as elicitkit expects. Upgrade it: "
+            "pip install 'elicitkit[fastmcp]'."
+        )
     # fastmcp keeps its SDK server in `_mcp_server` (its own HTTP and stdio code use it).
     chain: list[ServerMiddleware[Any]] = server._mcp_server.middleware  # pyright: ignore[reportPrivateUsage]
     install_in_chain(chain, _HOST, store=store, limits=limits)
