@@ -5,7 +5,8 @@
 One 8-field order form (a dataclass for elicitkit, the same fields as a pydantic model for
 the SDK) and one valid answer. A typical per-call override changes 3 fields: the options of
 ``region`` (a list built from account data), a default for ``quantity`` and a title for
-``item``. Each contender renders the wire ``requestedSchema`` and decodes the answer:
+``item``. Each contender renders the wire ``requestedSchema``, decodes the answer, and does
+both for one call (as ``ask()`` does: one overrides object for the question and its answer):
 
 * **cached form**: ``requested_schema(Order)`` / ``parse_content(Order, answer)``, no
   overrides: the floor.
@@ -20,8 +21,8 @@ the SDK) and one valid answer. A typical per-call override changes 3 fields: the
   (the decode uses the model built for the call).
 
 Interleaved rounds of ``timeit`` loops; the figure is the fastest round (noise only adds
-time), the median round beside it. Before timing, every contender's schema and decoded
-answer are checked to say the same thing.
+time), the median round beside it; the ratios compare schema-then-decode. Before timing,
+every contender's schema and decoded answer are checked to say the same thing.
 """
 
 from __future__ import annotations
@@ -98,38 +99,55 @@ def _new_values() -> Iterator[list[str]]:
     return itertools.cycle([["eu-west", f"zone-{n}"] for n in range(DISTINCT)])
 
 
-Case = tuple[Callable[[], object], Callable[[], object]]  # (schema, decode)
+Case = tuple[Callable[[], object], Callable[[], object], Callable[[], object]]
+"""(schema, decode, both): the schema alone, the decode alone, and both for one call with
+one overrides object, as ``ask()`` does (it renders the question, then decodes the answer)."""
 
 
 def cases() -> dict[str, Case]:
-    fresh_schema, fresh_decode = _new_values(), _new_values()
-    sdk_schema = _new_values()
+    schema, parse = elicitkit.requested_schema, elicitkit.parse_content
+    fresh_schema, fresh_decode, fresh_both = _new_values(), _new_values(), _new_values()
+    sdk_schema, sdk_both = _new_values(), _new_values()
     models = [model_for(regions) for regions in itertools.islice(_new_values(), 64)]
     per_call_model = itertools.cycle(models)
-    schema, parse = elicitkit.requested_schema, elicitkit.parse_content
+
+    def ours_both(overrides: elicitkit.Overrides | None) -> object:
+        schema(Order, protocol=PROTOCOL, overrides=overrides)
+        return parse(Order, ANSWER, protocol=PROTOCOL, overrides=overrides)
+
+    def sdk_per_call_both() -> object:
+        model = model_for(next(sdk_both))
+        render_elicitation_schema(model)
+        return model.model_validate(ANSWER)
+
     return {
         "elicitkit, cached form": (
             lambda: schema(Order, protocol=PROTOCOL),
             lambda: parse(Order, ANSWER, protocol=PROTOCOL),
+            lambda: ours_both(None),
         ),
         "elicitkit, overrides, same values": (
             lambda: schema(Order, protocol=PROTOCOL, overrides=overrides_for(list(REGIONS))),
             lambda: parse(Order, ANSWER, protocol=PROTOCOL, overrides=overrides_for(list(REGIONS))),
+            lambda: ours_both(overrides_for(list(REGIONS))),
         ),
         "elicitkit, overrides, new values": (
             lambda: schema(Order, protocol=PROTOCOL, overrides=overrides_for(next(fresh_schema))),
             lambda: parse(
                 Order, ANSWER, protocol=PROTOCOL, overrides=overrides_for(next(fresh_decode))
             ),
+            lambda: ours_both(overrides_for(next(fresh_both))),
         ),
         "SDK, one model": (
             lambda: render_elicitation_schema(OrderModel),
             lambda: OrderModel.model_validate(ANSWER),
+            lambda: (render_elicitation_schema(OrderModel), OrderModel.model_validate(ANSWER)),
         ),
         "SDK, model per call": (
             lambda: render_elicitation_schema(model_for(next(sdk_schema))),
             # The model is built for the call (timed above); validating with it is the decode.
             lambda: next(per_call_model).model_validate(ANSWER),
+            sdk_per_call_both,
         ),
     }
 
@@ -160,15 +178,19 @@ def check() -> None:
         raise AssertionError("an answer outside this call's options was accepted")
 
 
+PARTS = ("schema", "decode", "both")
+
+
 def run(quick: bool) -> list[dict[str, Any]]:
     """Time every contender; one row per contender, in the order of `cases`."""
     check()
     rounds, seconds = (3, 0.02) if quick else (15, 0.2)
+    contenders = cases()
     timers: dict[tuple[str, str], timeit.Timer] = {}
-    for name, (schema, decode) in cases().items():
-        schema(), decode()  # first use: compile, render, build (not timed)
-        timers[name, "schema"] = timeit.Timer(schema)
-        timers[name, "decode"] = timeit.Timer(decode)
+    for name, calls in contenders.items():
+        for part, call in zip(PARTS, calls, strict=True):
+            call()  # first use: compile, render, build (not timed)
+            timers[name, part] = timeit.Timer(call)
     numbers: dict[tuple[str, str], int] = {}
     for label, timer in timers.items():
         count, took = timer.autorange()
@@ -178,40 +200,34 @@ def run(quick: bool) -> list[dict[str, Any]]:
         for label, timer in timers.items():
             per_call[label].append(timer.timeit(numbers[label]) / numbers[label] * 1e6)
     rows = []
-    for name in cases():
-        schema_us, decode_us = per_call[name, "schema"], per_call[name, "decode"]
-        rows.append(
-            {
-                "contender": name,
-                "schema_min": min(schema_us),
-                "schema_median": statistics.median(schema_us),
-                "decode_min": min(decode_us),
-                "decode_median": statistics.median(decode_us),
-                "total": min(schema_us) + min(decode_us),
-                "rounds": rounds,
-            }
-        )
+    for name in contenders:
+        row: dict[str, Any] = {"contender": name, "rounds": rounds}
+        for part in PARTS:
+            row[f"{part}_min"] = min(per_call[name, part])
+            row[f"{part}_median"] = statistics.median(per_call[name, part])
+        rows.append(row)
     return rows
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
-    """Markdown: each contender's figures and its ratios to the cached form and to the SDK."""
-    by_name = {row["contender"]: row for row in rows}
-    cached = by_name["elicitkit, cached form"]["total"]
-    sdk = by_name["SDK, one model"]["total"]
-    sdk_per_call = by_name["SDK, model per call"]["total"]
+    """Markdown: each contender's figures, and the ratios of its schema-then-decode."""
+    by_name = {row["contender"]: row["both_min"] for row in rows}
+    cached, sdk = by_name["elicitkit, cached form"], by_name["SDK, one model"]
+    sdk_per_call = by_name["SDK, model per call"]
     lines = [
         (
-            "| contender | schema µs (min / median) | decode µs (min / median) | total µs | "
-            "x cached form | x SDK, one model | x SDK, model per call |"
+            "| contender | schema µs (min / median) | decode µs (min / median) | "
+            "schema then decode µs (min / median) | x cached form | x SDK, one model | "
+            "x SDK, model per call |"
         ),
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     lines.extend(
         f"| {row['contender']} | {row['schema_min']:.2f} / {row['schema_median']:.2f} | "
-        f"{row['decode_min']:.2f} / {row['decode_median']:.2f} | {row['total']:.2f} | "
-        f"{_ratio(row['total'] / cached)} | {_ratio(row['total'] / sdk)} | "
-        f"{_ratio(row['total'] / sdk_per_call)} |"
+        f"{row['decode_min']:.2f} / {row['decode_median']:.2f} | "
+        f"{row['both_min']:.2f} / {row['both_median']:.2f} | "
+        f"{_ratio(row['both_min'] / cached)} | {_ratio(row['both_min'] / sdk)} | "
+        f"{_ratio(row['both_min'] / sdk_per_call)} |"
         for row in rows
     )
     return lines
