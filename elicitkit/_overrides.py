@@ -277,7 +277,7 @@ def _options_key(options: tuple[object, ...]) -> Hashable:
 def _mapping_key(mapping: object, values_key: Callable[[tuple[object, ...]], Hashable]) -> Hashable:
     if type(mapping) is not dict:
         raise _Uncacheable
-    named: dict[object, object] = mapping
+    named = cast("dict[object, object]", mapping)
     if not named:
         return ()
     return (_values_key(tuple(named)), values_key(tuple(named.values())))
