@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_costs  # noqa: E402  (found through sys.path above)
 import bench_fastmcp  # noqa: E402
+import bench_overrides  # noqa: E402
 import bench_pending  # noqa: E402
 import bench_roundtrip  # noqa: E402
 
@@ -140,6 +141,26 @@ def decode_section(quick: bool, targets: list[Target]) -> list[str]:
     return lines
 
 
+def overrides_section(quick: bool, targets: list[Target]) -> list[str]:  # noqa: ARG001
+    rows = bench_overrides.run(quick)
+    return [
+        "## Per-call overrides: schema and decode, against a cached form and the SDK",
+        "",
+        (
+            "An 8-field order form with a typical per-call override of 3 fields (a region list, "
+            "a default, a title); `requested_schema` and `parse_content` on 2025-11-25, against "
+            "the same form without overrides and the SDK's `render_elicitation_schema` + "
+            "`model_validate` (one model, or a model built per call for the same changes). "
+            "Fastest of interleaved `timeit` rounds, median beside it. See `bench_overrides.py`."
+        ),
+        "",
+        *bench_overrides.table(rows),
+        "",
+        f"{rows[0]['rounds']} rounds; load average after: {_load()}.",
+        "",
+    ]
+
+
 def import_section(quick: bool, targets: list[Target]) -> list[str]:
     cost = bench_costs.import_cost(quick)
     low, high = cost["share_range"]
@@ -216,6 +237,7 @@ def main() -> None:
         roundtrip_section,
         fastmcp_section,
         decode_section,
+        overrides_section,
         import_section,
         state_section,
         pending_section,

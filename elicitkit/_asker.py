@@ -18,7 +18,13 @@ from elicitkit._errors import (
     FormDefinitionError,
     InvalidContent,
 )
-from elicitkit._forms import compiled_form, form_spec, parse_content, requested_schema
+from elicitkit._forms import (
+    applied_overrides,
+    compiled_form,
+    form_spec,
+    parse_content,
+    requested_schema,
+)
 from elicitkit._formspec import FormSpec, Shape
 from elicitkit._names import humanise
 from elicitkit._observe import log_question
@@ -404,9 +410,9 @@ def _prepare(
         )
     if overrides is None:
         params, digest = _question(spec, tp, message, version)
-    else:  # per-call content: built for this call, never cached
-        params = _request_params(spec, tp, message, version, overrides)
-        digest = question_digest(params)
+    else:  # kept with the applied overrides: equal per-call values ask the same question
+        questions = applied_overrides(tp, overrides, version).questions
+        params, digest = _question(spec, tp, message, version, overrides=overrides, cache=questions)
     question = WireQuestion(_claim_key(run, spec, key), digest, params, timeout)
     return tp, spec, version, question
 
@@ -456,14 +462,21 @@ _MAX_CACHED_QUESTIONS = 64
 
 
 def _question(
-    spec: FormSpec, tp: Any, message: str | None, version: ProtocolVersion
+    spec: FormSpec,
+    tp: Any,
+    message: str | None,
+    version: ProtocolVersion,
+    *,
+    overrides: Overrides | None = None,
+    cache: dict[tuple[str, str | None], tuple[dict[str, Any], str]] | None = None,
 ) -> tuple[dict[str, Any], str]:
-    cache = compiled_form(tp).questions
+    if cache is None:
+        cache = compiled_form(tp).questions
     try:
         return cache[version, message]
     except KeyError:
         pass
-    params = _request_params(spec, tp, message, version)
+    params = _request_params(spec, tp, message, version, overrides)
     built = params, question_digest(params)
     if len(cache) >= _MAX_CACHED_QUESTIONS:
         cache.clear()

@@ -13,7 +13,7 @@ import inspect
 import keyword
 import math
 import reprlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
 import pydantic
@@ -71,40 +71,63 @@ def _fail() -> NoReturn:
     raise ValueError
 
 
-def build_decoder(spec: FormSpec, *, fast: bool = True) -> Decoder:
+PlanEntry = tuple[str, str, Callable[[Any], Any], bool, bool, Any]
+"""How the reference decoder treats one field: wire key, constructor keyword, checker,
+required, whether ``""`` means absent, and what an absent value becomes."""
+
+
+Builder = Callable[[dict[str, Any]], Any]
+
+
+def build_decoder(
+    spec: FormSpec,
+    *,
+    fast: bool = True,
+    plan: Sequence[PlanEntry] | None = None,
+    build: Builder | None = None,
+) -> Decoder:
     """Compile the decoder for one form: ``decode(content) -> value of spec.tp``.
 
     Args:
         spec: The form.
         fast: Put a generated straight-line fast path in front of the field-by-field
             decoder (see `_fast_path`). Both give the same results; tests compare them.
+        plan: Each field's `field_plan`, in form order, and ``build``, the form's
+            `result_builder`, when the caller has them already: per-call overrides reuse
+            those of the compiled form for what they leave alone.
+        build: See ``plan``.
     """
     if any(field.groups for field in spec.fields):
         # Nested forms: the flat fields decoded into a dict, then the instances built.
-        return _nested_decoder(spec, _checked_decoder(spec, build=dict))
-    checked = _checked_decoder(spec)
+        return _nested_decoder(spec, _checked_decoder(spec, build=dict, plan=plan))
+    checked = _checked_decoder(spec, build=build, plan=plan)
     return _fast_path(spec, checked) if fast else checked
 
 
+def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
+    """How the reference decoder of ``spec`` treats ``field`` (one of its fields)."""
+    return (
+        field.key,
+        field.attr,
+        _checker(field),
+        field.required,
+        _blank_is_absent(field),
+        _absent(spec, field),
+    )
+
+
 def _checked_decoder(
-    spec: FormSpec, build: Callable[[dict[str, Any]], Any] | None = None
+    spec: FormSpec,
+    build: Callable[[dict[str, Any]], Any] | None = None,
+    plan: Sequence[PlanEntry] | None = None,
 ) -> Decoder:
     """The reference decoder: run every field's checker and collect every problem.
 
     ``build`` makes the result from the checked values (default: the form's own type).
     """
     name = spec.name
-    plan = [
-        (
-            field.key,
-            field.attr,
-            _checker(field),
-            field.required,
-            _blank_is_absent(field),
-            _absent(spec, field),
-        )
-        for field in spec.fields
-    ]
+    if plan is None:
+        plan = [field_plan(spec, field) for field in spec.fields]
     if build is None:
         build = _builder(spec)
 
@@ -512,6 +535,15 @@ def _as_list(items: list[object]) -> list[object]:
 # --------------------------------------------------------------------------------------
 # Building the author's type
 # --------------------------------------------------------------------------------------
+
+
+def result_builder(spec: FormSpec) -> Builder:
+    """Build an instance of the form's type from its checked values, keyed by keyword.
+
+    Depends only on the form's type and its fields' names, keywords and wire keys, which
+    per-call overrides never change.
+    """
+    return _builder(spec)
 
 
 def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:

@@ -30,7 +30,7 @@ from elicitkit._decode import Decoder, build_decoder
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import FormSpec, Kind
 from elicitkit._introspect import inspect_form
-from elicitkit._overrides import OverriddenForm, Overrides, apply_overrides
+from elicitkit._overrides import OverriddenForm, Overrides, OverridesCache
 from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit._render import render_schema
 from elicitkit._run import current_run
@@ -66,6 +66,8 @@ class CompiledForm:
 
     Kept here, not in a module-level cache, so it dies with the form type; bounded by
     ``ask()``, since messages are often f-strings."""
+    overridden: OverridesCache = field(default_factory=OverridesCache)
+    """The last per-call overrides applied to this form, with their schemas and decoders."""
 
 
 _others: OrderedDict[Any, CompiledForm] = OrderedDict()
@@ -145,6 +147,7 @@ def forget_schemas() -> None:
     """Drop every cached schema, so the next call renders it again (for tests)."""
     for compiled in list(_live):
         compiled.schemas.clear()
+        compiled.overridden.clear()
 
 
 def form_spec(tp: Any) -> FormSpec:
@@ -206,9 +209,23 @@ def requested_schema(
         raise _in_tool(error) from None
 
 
+def applied_overrides(tp: Any, overrides: Overrides, protocol: str) -> OverriddenForm:
+    """Return ``tp`` with ``overrides`` applied (cached with the form's compiled form).
+
+    Checked as `requested_schema` checks them on ``protocol``: the form's own refusals
+    on that version first, then the overrides'.
+
+    Raises:
+        FormDefinitionError: The form cannot be expressed on this version, or the
+            overrides do not fit it.
+    """
+    requested_schema(tp, protocol=protocol)
+    return _overridden(compiled_form(tp), overrides)
+
+
 def _overridden(compiled: CompiledForm, overrides: Overrides) -> OverriddenForm:
     try:
-        return apply_overrides(compiled.spec, overrides)
+        return compiled.overridden.apply(compiled.spec, overrides)
     except FormDefinitionError as error:
         raise _in_tool(error) from None
 

@@ -5,16 +5,38 @@ few fields for one call: the compiled `FormSpec` is copied with only those field
 the cached schema is copied with only their properties rendered again, and answers are
 decoded against the replaced fields, so a per-call option list is enforced like a declared
 one. Everything is checked before anything is sent; a problem raises `FormDefinitionError`.
+
+Applying is cheap, and repeating it cheaper still:
+
+* the replaced fields are patched copies of the compiled ones, the schema a shallow copy of
+  the cached one with their properties rendered again, and the decoder reuses the compiled
+  form's per-field checks for every field left alone;
+* each compiled form keeps its last `MAX_CACHED_OVERRIDES` applications (`OverridesCache`),
+  found again by the *values* an `Overrides` carries, since a tool builds a new one per call.
+  Only values whose equality means "renders and decodes the same" make a key (exact ``str``,
+  ``int``, ``bool``, ``None``, ``float`` by its bits, Enum members, and lists, tuples and
+  dicts of those); anything else (a date, a ``Decimal``, a list as a default, a generator of
+  options) is applied afresh every call, so one call's values can never stand in for
+  another's. What is cached is never changed after it is made.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping
+import enum
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-from elicitkit._decode import Decoder, build_decoder, check_value
+from elicitkit._decode import (
+    Builder,
+    Decoder,
+    PlanEntry,
+    build_decoder,
+    check_value,
+    field_plan,
+    result_builder,
+)
 from elicitkit._errors import FormDefinitionError
 from elicitkit._formspec import MISSING, Choice, FieldSpec, FormSpec, Kind
 from elicitkit._introspect import choice_settings
@@ -60,39 +82,230 @@ class Overrides:
     descriptions: Mapping[str, str] = field(default_factory=_empty)
 
 
-@dataclass(frozen=True)
+MAX_CACHED_OVERRIDES = 32
+"""How many applied overrides each compiled form keeps (least recently used dropped first)."""
+
+
+@dataclass(eq=False)
 class OverriddenForm:
-    """A form with one call's overrides applied.
+    """A form with one call's overrides applied; its schemas and decoder made on first use.
+
+    Shared between calls that pass equal overrides (see `OverridesCache`): nothing in it
+    changes once made, and what it hands out is never changed by a later call.
 
     Attributes:
         spec: The form with the named fields replaced.
         changed: The replaced fields, in form order.
         decodes_differently: Whether answers must be decoded against ``spec`` (options or
             defaults changed) rather than with the form's cached decoder (text only).
+        base: The compiled form's decoding parts (`DecodingParts`), reused for the fields
+            whose options and default this call leaves alone.
+        redecoded: The names of the fields whose options or default this call changes.
     """
 
     spec: FormSpec
     changed: tuple[FieldSpec, ...]
     decodes_differently: bool
+    base: DecodingParts
+    redecoded: frozenset[str]
+    schemas: dict[tuple[str, bool], dict[str, Any]] = field(
+        default_factory=dict[tuple[str, bool], dict[str, Any]]
+    )
+    questions: dict[tuple[str, str | None], tuple[dict[str, Any], str]] = field(
+        default_factory=dict[tuple[str, str | None], tuple[dict[str, Any], str]]
+    )
+    """The rendered question (params, digest) per (protocol, message), built by ``ask()``."""
+    _decoder: Decoder | None = None
 
     def schema(
         self, base: dict[str, Any], protocol: ProtocolVersion, *, legacy_enum_names: bool
     ) -> dict[str, Any]:
         """Return the cached ``base`` schema with the changed fields rendered again."""
+        cached = self.schemas.get((protocol, legacy_enum_names))
+        if cached is not None:
+            return cached
         properties = dict(base["properties"])
         for changed in self.changed:
             properties[changed.key] = render_field(
                 self.spec, changed, protocol, legacy_enum_names=legacy_enum_names
             )
-        return {**base, "properties": properties}
+        schema = {**base, "properties": properties}
+        self.schemas[protocol, legacy_enum_names] = schema
+        return schema
 
     def decoder(self) -> Decoder:
-        """Return a decoder for this call's answer (the reference decoder: it runs once)."""
-        return build_decoder(self.spec, fast=False)
+        """Return the decoder for this call's answer (the reference decoder).
+
+        Only the changed fields get new checks; the others reuse the compiled form's.
+        """
+        if self._decoder is None:
+            redecoded = self.redecoded
+            plan = [
+                field_plan(self.spec, spec_field) if spec_field.name in redecoded else entry
+                for spec_field, entry in zip(self.spec.fields, self.base.plan, strict=True)
+            ]
+            self._decoder = build_decoder(self.spec, fast=False, plan=plan, build=self.base.build)
+        return self._decoder
 
 
-def apply_overrides(spec: FormSpec, overrides: Overrides) -> OverriddenForm:
-    """Apply one call's overrides to a form.
+@dataclass(frozen=True)
+class DecodingParts:
+    """What a form's reference decoder is made of, made once per form (see `build_decoder`).
+
+    Attributes:
+        plan: Each field's `field_plan` entry, in form order.
+        build: The form's `result_builder`.
+    """
+
+    plan: Sequence[PlanEntry]
+    build: Builder
+
+    @classmethod
+    def of(cls, spec: FormSpec) -> DecodingParts:
+        """The parts of ``spec``'s reference decoder."""
+        return cls(
+            [field_plan(spec, spec_field) for spec_field in spec.fields], result_builder(spec)
+        )
+
+
+class OverridesCache:
+    """One compiled form's applied overrides, found again by the values they carry.
+
+    Lives on the form's `CompiledForm`, so it dies with the form type. Bounded by
+    `MAX_CACHED_OVERRIDES`: per-call values (option lists built from account data) must
+    not grow it for ever.
+    """
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, OverriddenForm] = OrderedDict()
+        self._base: DecodingParts | None = None
+
+    def apply(self, spec: FormSpec, overrides: Overrides) -> OverriddenForm:
+        """Return ``overrides`` applied to ``spec`` (the compiled form's own spec).
+
+        Raises:
+            FormDefinitionError: An override names no field of the form, or does not fit
+                its field (never cached: the same overrides raise the same error again).
+        """
+        key = cache_key(overrides)
+        if key is not None:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return entry
+        if self._base is None:
+            self._base = DecodingParts.of(spec)
+        entry = apply_overrides(spec, overrides, self._base)
+        if key is not None:
+            self._entries[key] = entry
+            if len(self._entries) > MAX_CACHED_OVERRIDES:
+                self._entries.popitem(last=False)
+        return entry
+
+    def clear(self) -> None:
+        """Forget every applied overrides (for tests that re-render schemas)."""
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class _Uncacheable(Exception):  # an internal signal, never raised out of `cache_key`
+    """A value whose equality does not guarantee the same schema and decoding."""
+
+
+def cache_key(overrides: Overrides) -> Hashable | None:
+    """A key equal for two `Overrides` only if they render and decode alike, or ``None``.
+
+    Every value is tagged with its exact type (``1``, ``1.0`` and ``True`` are equal in
+    Python but not on the wire), floats go by their bits (``0.0 == -0.0``), and only plain
+    values qualify: a ``Decimal`` (``1.0 == 1.00``), an aware ``datetime`` (equal across
+    offsets) or any other object might render differently, and a mutable default (a list)
+    would be handed to the next call. Linear in the size of the overrides.
+    """
+    try:
+        return (
+            _mapping_key(overrides.defaults, _values_key),
+            _mapping_key(overrides.choices, _options_key),
+            _mapping_key(overrides.titles, _values_key),
+            _mapping_key(overrides.descriptions, _values_key),
+        )
+    except _Uncacheable:
+        return None
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _values_key(values: tuple[object, ...]) -> Hashable:
+    """The key of a sequence of values: their exact types and the values themselves."""
+    types = tuple(map(type, values))  # the common case (text, whole numbers) stays in C
+    if _PLAIN.issuperset(types):
+        return ("plain", types, values)
+    return ("tagged", tuple(map(_value_key, values)))
+
+
+def _value_key(value: object, *, inside: bool = False) -> Hashable:
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if kind is float:
+        return (kind, value.hex())  # type: ignore[attr-defined]  # (it is a float)
+    if isinstance(value, enum.Enum):  # members are singletons; the class is in the key
+        return (kind, value.name)
+    if kind is tuple and not inside:  # a multi-select default (a list would be shared)
+        items: tuple[object, ...] = value  # type: ignore[assignment]
+        return (kind, tuple(_value_key(item, inside=True) for item in items))
+    raise _Uncacheable
+
+
+def _options_key(options: tuple[object, ...]) -> Hashable:
+    """The key of each field's options: lists and tuples of values, or dicts of labels."""
+    keys: list[Hashable] = []
+    for each in options:
+        kind = type(each)
+        if kind is list or kind is tuple:  # read here and when applied: no generators
+            keys.append(_values_key(tuple(each)))  # type: ignore[arg-type]
+        elif kind is dict:
+            labelled: dict[object, object] = each  # type: ignore[assignment]
+            keys.append((_values_key(tuple(labelled)), _values_key(tuple(labelled.values()))))
+        else:
+            raise _Uncacheable
+    return tuple(keys)
+
+
+def _mapping_key(mapping: object, values_key: Callable[[tuple[object, ...]], Hashable]) -> Hashable:
+    if type(mapping) is not dict:
+        raise _Uncacheable
+    named = cast("dict[object, object]", mapping)
+    if not named:
+        return ()
+    return (_values_key(tuple(named)), values_key(tuple(named.values())))
+
+
+_T = TypeVar("_T")
+
+
+def _patched(original: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for the frozen specs, without re-running their ``__init__``.
+
+    `FieldSpec` has no ``__post_init__`` and no slots, so a copy of its ``__dict__`` with
+    ``changes`` is the same object ``replace`` would build, at a fraction of the cost.
+    """
+    out = object.__new__(type(original))
+    out.__dict__.update(original.__dict__, **changes)
+    return out
+
+
+def apply_overrides(
+    spec: FormSpec, overrides: Overrides, base: DecodingParts | None = None
+) -> OverriddenForm:
+    """Apply one call's overrides to a form (uncached: see `OverridesCache`).
+
+    Args:
+        spec: The form.
+        overrides: This call's overrides.
+        base: ``spec``'s `DecodingParts`, if the caller keeps them.
 
     Raises:
         FormDefinitionError: An override names no field of the form, or does not fit its
@@ -122,9 +335,11 @@ def apply_overrides(spec: FormSpec, overrides: Overrides) -> OverriddenForm:
         changed[name] = _override_field(spec, by_name[name], overrides)
     fields = tuple(changed.get(spec_field.name, spec_field) for spec_field in spec.fields)
     return OverriddenForm(
-        spec=dataclasses.replace(spec, fields=fields),
+        spec=_patched(spec, fields=fields),
         changed=tuple(changed[f.name] for f in spec.fields if f.name in changed),
         decodes_differently=bool(overrides.choices) or bool(overrides.defaults),
+        base=DecodingParts.of(spec) if base is None else base,
+        redecoded=frozenset(overrides.choices) | frozenset(overrides.defaults),
     )
 
 
@@ -138,12 +353,10 @@ def _override_field(spec: FormSpec, original: FieldSpec, overrides: Overrides) -
 
     out = original
     if name in overrides.titles:
-        out = dataclasses.replace(
-            out, title=_text(overrides.titles[name], "title", problem), show_title=True
-        )
+        out = _patched(out, title=_text(overrides.titles[name], "title", problem), show_title=True)
     if name in overrides.descriptions:
         text = _text(overrides.descriptions[name], "description", problem)
-        out = dataclasses.replace(out, description=text)
+        out = _patched(out, description=text)
     if name in overrides.choices:
         out = _with_choices(out, overrides.choices[name], problem)
     if name in overrides.defaults:
@@ -175,7 +388,7 @@ def _with_choices(spec: FieldSpec, options: object, problem: Any) -> FieldSpec:
             )
         choices = [Choice(wire=value, value=value, label=None) for value in values]  # type: ignore[arg-type]
         settings = choice_settings(choices, labels, problem)
-        return dataclasses.replace(
+        return _patched(
             spec,
             kind=Kind.CHOICE,
             min_length=None,
@@ -213,9 +426,7 @@ def _with_choices(spec: FieldSpec, options: object, problem: Any) -> FieldSpec:
             f"it needs at least {low} selections and only {len(picked)} options are offered. "
             "Offer more options."
         )
-    return dataclasses.replace(
-        spec, max_length=None if high is None else min(high, len(picked)), **settings
-    )
+    return _patched(spec, max_length=None if high is None else min(high, len(picked)), **settings)
 
 
 def _option_key(value: object) -> tuple[str, object]:
@@ -227,7 +438,7 @@ def _option_key(value: object) -> tuple[str, object]:
 
 
 def _with_default(spec: FieldSpec, value: object, problem: Any) -> FieldSpec:
-    out = dataclasses.replace(
+    out = _patched(
         spec,
         default=value,
         default_factory=None,

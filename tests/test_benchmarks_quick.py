@@ -32,6 +32,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
         "## Round trip: a 10-field form, 1 / 3 / 10 asks, in memory and over HTTP",
         "## fastmcp: elicitkit against fastmcp's own ways, 1 ask, in memory",
         "## Decode: the same dataclass, elicitkit vs pydantic `TypeAdapter`",
+        "## Per-call overrides: schema and decode, against a cached form and the SDK",
         "## Import",
         "## Replay state (2026-07-28): size on the wire, seal and open time",
         "## Many pending questions: 20 at once on one server, streamable HTTP",
@@ -52,3 +53,12 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
                 era,
                 contender,
             )
+    # Every overrides contender was measured.
+    for contender in (
+        "elicitkit, cached form",
+        "elicitkit, overrides, same values",
+        "elicitkit, overrides, new values",
+        "SDK, one model",
+        "SDK, model per call",
+    ):
+        assert any(line.startswith(f"| {contender} |") for line in text.splitlines()), contender
