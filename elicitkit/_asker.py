@@ -160,7 +160,9 @@ async def ask_until_valid(
                 log.outcome("invalid", invalid_fields)
                 raise run.channel.surface(rejected.error) from None
             attempt += 1
-            question = _again(run, spec, base, rejected, attempt)
+            # The re-ask names the fields as this call shows them (per-call titles included).
+            shown = spec if overrides is None else applied_overrides(tp, overrides, version).spec
+            question = _again(run, shown, base, rejected, attempt)
             continue
         except ElicitError as error:
             log.outcome(_outcome_of(error), invalid_fields)
