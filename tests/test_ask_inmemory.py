@@ -465,6 +465,51 @@ async def test_masked_fastmcp_missing_capability_on_2025_11_25() -> None:
     assert text_of(result) == UNSUPPORTED
 
 
+async def test_masked_fastmcp_missing_capability_on_2026_07_28_is_the_spec_error() -> None:
+    server = make_server("fastmcp", mask_error_details=True)
+    async with Client(in_memory(server)) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("ship", {"item": "book"})
+    assert caught.value.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert caught.value.message == UNSUPPORTED
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_masked_fastmcp_form_definition_error_and_timeout(mode: str, version: str) -> None:
+    """A FormDefinitionError (not an ElicitError) and a timeout read as well when masked."""
+    server = new_server("fastmcp", mask_error_details=True)
+
+    @server.tool()
+    async def broken() -> str:
+        @dataclasses.dataclass
+        class Tags:
+            tags: list[str]
+
+        await ask(Tags)
+        return "unreachable"
+
+    @server.tool()
+    async def impatient() -> str:
+        return str((await ask(bool, "Go?", timeout=0.05)).content)
+
+    async def slow(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        await anyio.sleep(0.2)
+        return accept(value=True)
+
+    async with Client(in_memory(server), mode=mode, elicitation_callback=slow) as client:
+        broke = await client.call_tool("broken", {})
+        late = await client.call_tool("impatient", {})
+    assert (broke.is_error, late.is_error) == (True, True)
+    assert text_of(broke) == (
+        "Cannot build a form field for 'tags' of Tags: list[str] has no flat JSON form. Use "
+        "list[Literal[...]] or list[SomeEnum] for a multi-select."
+    )
+    assert text_of(late) == (
+        "The user did not answer the form within 0.05 seconds, so the question was withdrawn. "
+        "Ask again if the answer is still needed, or pass a longer timeout= to ask()."
+    )
+
+
 YES_NO = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
