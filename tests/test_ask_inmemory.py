@@ -124,7 +124,7 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_accept(server: Any, sdk: str, mode: str, version: str) -> None:
+async def test_accept(server: Any, mode: str, version: str) -> None:
     seen: list[Any] = []
     async with Client(
         in_memory(server), mode=mode, elicitation_callback=answering(accept(**GOOD), seen=seen)
@@ -141,7 +141,7 @@ async def test_accept(server: Any, sdk: str, mode: str, version: str) -> None:
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 async def test_decline_and_cancel_are_results(
-    server: Any, sdk: str, mode: str, version: str, action: str
+    server: Any, mode: str, version: str, action: str
 ) -> None:
     callback = answering(types.ElicitResult(action=action))  # type: ignore[arg-type]
     async with Client(in_memory(server), mode=mode, elicitation_callback=callback) as client:
@@ -150,7 +150,7 @@ async def test_decline_and_cancel_are_results(
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_bare_type_form(server: Any, sdk: str, mode: str, version: str) -> None:
+async def test_bare_type_form(server: Any, mode: str, version: str) -> None:
     seen: list[Any] = []
     callback = answering(accept(value=True), seen=seen)
     async with Client(in_memory(server), mode=mode, elicitation_callback=callback) as client:
@@ -171,12 +171,9 @@ UNSUPPORTED = (
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_missing_capability_can_be_caught(
-    server: Any, sdk: str, mode: str, version: str
-) -> None:
-    async with Client(
-        in_memory(server), mode=mode
-    ) as client:  # no callback: no elicitation capability
+async def test_missing_capability_can_be_caught(server: Any, mode: str, version: str) -> None:
+    # No callback: no elicitation capability.
+    async with Client(in_memory(server), mode=mode) as client:
         result = await client.call_tool("ship_or_explain", {"item": "book"})
     assert text_of(result) == f"fallback: {UNSUPPORTED}"
 
@@ -190,7 +187,6 @@ async def test_missing_capability_uncaught_on_2025_11_25(server: Any, sdk: str) 
 
 async def test_missing_capability_uncaught_on_2026_07_28_is_the_spec_error(
     server: Any,
-    sdk: str,
 ) -> None:
     async with Client(in_memory(server)) as client:
         with pytest.raises(MCPError) as caught:
@@ -221,7 +217,7 @@ async def test_invalid_answer_uncaught_reads_as_field_errors(
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_invalid_answer_can_be_caught(server: Any, sdk: str, mode: str, version: str) -> None:
+async def test_invalid_answer_can_be_caught(server: Any, mode: str, version: str) -> None:
     async with Client(
         in_memory(server), mode=mode, elicitation_callback=answering(accept(**BAD))
     ) as client:
@@ -341,7 +337,7 @@ def test_install_refuses_a_server_without_its_state_boundary(sdk: str) -> None:
     )
 
 
-async def test_tools_without_ask_and_other_requests_are_untouched(server: Any, sdk: str) -> None:
+async def test_tools_without_ask_and_other_requests_are_untouched(server: Any) -> None:
     @server.tool()
     async def add(a: int, b: int) -> int:
         return a + b
