@@ -8,6 +8,7 @@ from typing import Any, Literal
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from elicitkit import ask
 from tests.mrtr import accept, never_called
@@ -111,3 +112,53 @@ async def test_a_replayed_final_round_of_a_prompt_or_resource_runs_once(sdk: str
     assert [prompt_text(result) for result in prompts] == ["Ideas about owls"] * 2
     assert [resource_text(result) for result in resources] == ["Notes on owls"] * 2
     assert library.effects == ["prompt owls", "resource owls"]
+
+
+UNSUPPORTED = (
+    "This client cannot show forms (it did not declare the elicitation capability), so the "
+    "tool could not ask the user for Topic."
+)
+
+
+DECLINED = "The user declined the form."
+INTERNAL, MISSING = types.INTERNAL_ERROR, types.MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
+@pytest.mark.parametrize(
+    ("mode", "declines", "code", "message"),
+    [
+        pytest.param("legacy", True, INTERNAL, DECLINED, id="decline-2025-11-25"),
+        pytest.param("auto", True, INTERNAL, DECLINED, id="decline-2026-07-28"),
+        pytest.param("legacy", False, INTERNAL, UNSUPPORTED, id="no-forms-2025-11-25"),
+        pytest.param("auto", False, MISSING, UNSUPPORTED, id="no-forms-2026-07-28"),  # the spec's
+    ],
+)
+async def test_an_uncaught_error_in_a_prompt_or_resource_keeps_its_text(
+    sdk: str, mode: Literal["legacy", "auto"], declines: bool, code: int, message: str
+) -> None:
+    """Both SDKs pass on only an MCPError's text from these handlers: elicitkit's becomes one.
+
+    (MCPServer used to answer "Error rendering prompt brainstorm" with code 0, and "Internal
+    server error" on 2026-07-28.)
+    """
+    server = new_server(sdk, "strict")
+
+    @server.prompt()
+    async def brainstorm() -> str:
+        return (await ask(Topic, "Brainstorm about what?")).unwrap().topic
+
+    @server.resource("notes://today")
+    async def notes() -> str:
+        return (await ask(Topic, "Notes on what?")).unwrap().topic
+
+    async def decline(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    callback = decline if declines else None  # None: no elicitation capability
+    async with Client(in_memory(server), elicitation_callback=callback, mode=mode) as client:
+        with pytest.raises(MCPError) as prompt:
+            await client.get_prompt("brainstorm")
+        with pytest.raises(MCPError) as resource:
+            await client.read_resource("notes://today")
+    assert (prompt.value.code, prompt.value.message) == (code, message)
+    assert (resource.value.code, resource.value.message) == (code, message)
