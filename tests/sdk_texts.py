@@ -1,8 +1,7 @@
-"""What each server SDK shows the model when a tool fails, for tests run on both SDKs.
+"""What each server SDK shows the model when an elicitkit error escapes a tool.
 
-The wording is the server's own, not elicitkit's: the official ``MCPServer`` prefixes the
-text of a ``ToolError`` with "Error executing tool NAME: ", while fastmcp shows a
-``ToolError``'s text bare and reports a crash as "Error calling tool 'NAME'".
+The wording around elicitkit's text is the server's own: the official ``MCPServer`` prefixes
+a ``ToolError``'s text with "Error executing tool NAME: ", fastmcp shows it bare.
 """
 
 from __future__ import annotations
@@ -14,13 +13,4 @@ def tool_error(sdk: str, tool: str, text: str) -> str:
         return f"Error executing tool {tool}: {text}"
     if sdk == "fastmcp":
         return text
-    raise ValueError(f"unknown SDK {sdk!r}")
-
-
-def crash(sdk: str, tool: str) -> str:
-    """The tool error ``sdk`` shows for an unexpected exception escaping ``tool``."""
-    if sdk == "mcp":
-        return f"Error executing tool {tool}"
-    if sdk == "fastmcp":
-        return f"Error calling tool {tool!r}"
     raise ValueError(f"unknown SDK {sdk!r}")
