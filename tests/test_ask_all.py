@@ -1,4 +1,4 @@
-"""Several questions in one round: ask_all(), and concurrent ask()s in a task group."""
+"""Several questions in one round: ask_all(), and concurrent ask()s in a task group (both SDKs)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 import elicitkit
 from elicitkit import Question, ask, ask_all
 from tests.mrtr import accept, never_called, only_question, questions, retry, text_of
+from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -33,8 +33,8 @@ class Colour:
     colour: Literal["red", "green", "blue"]
 
 
-def batch_server(runs: list[int]) -> MCPServer:
-    server = elicitkit.install(MCPServer("batch"))
+def batch_server(sdk: str, runs: list[int]) -> Any:
+    server = new_server(sdk, "batch")
 
     @server.tool()
     async def profile() -> str:
@@ -48,9 +48,10 @@ def batch_server(runs: list[int]) -> MCPServer:
     return server
 
 
-async def test_ask_all_is_one_round_with_several_questions_on_2026_07_28() -> None:
+async def test_ask_all_is_one_round_with_several_questions_on_2026_07_28(sdk: str) -> None:
     runs: list[int] = []
-    async with Client(batch_server(runs), elicitation_callback=never_called) as client:
+    server = in_memory(batch_server(sdk, runs))
+    async with Client(server, elicitation_callback=never_called) as client:
         asked, state = questions(await retry(client, "profile", {}))
         assert list(asked) == ["name#1", "colour"]
         assert asked["colour"]["message"] == "Favourite colour?"
@@ -63,9 +64,10 @@ async def test_ask_all_is_one_round_with_several_questions_on_2026_07_28() -> No
     assert len(runs) == 3
 
 
-async def test_ask_all_asks_again_only_what_is_still_unanswered() -> None:
+async def test_ask_all_asks_again_only_what_is_still_unanswered(sdk: str) -> None:
     runs: list[int] = []
-    async with Client(batch_server(runs), elicitation_callback=never_called) as client:
+    server = in_memory(batch_server(sdk, runs))
+    async with Client(server, elicitation_callback=never_called) as client:
         _, state = questions(await retry(client, "profile", {}))
         half = {"name#1": accept(name="Ada")}
         asked, state = questions(await retry(client, "profile", {}, half, state))
@@ -79,7 +81,7 @@ async def test_ask_all_asks_again_only_what_is_still_unanswered() -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
 async def test_ask_all_through_the_sdk_client_shows_each_question_once(
-    mode: Literal["legacy", "auto"],
+    sdk: str, mode: Literal["legacy", "auto"]
 ) -> None:
     shown: list[str] = []
 
@@ -93,7 +95,8 @@ async def test_ask_all_through_the_sdk_client_shows_each_question_once(
         return replies[params.message]
 
     runs: list[int] = []
-    async with Client(batch_server(runs), elicitation_callback=answer, mode=mode) as client:
+    server = in_memory(batch_server(sdk, runs))
+    async with Client(server, elicitation_callback=answer, mode=mode) as client:
         result = await client.call_tool("profile", {})
     assert text_of(result) == "Bo likes green, 3 seats"
     assert shown == ["Please fill in: Name.", "Favourite colour?", "Seats?"]
@@ -105,12 +108,12 @@ async def test_ask_all_through_the_sdk_client_shows_each_question_once(
     [pytest.param(0.0, 1, id="both-reach-ask-batched"), pytest.param(0.05, 2, id="one-cancelled")],
 )
 async def test_concurrent_asks_in_a_task_group_never_show_a_question_twice(
-    pause: float, rounds: int
+    sdk: str, pause: float, rounds: int
 ) -> None:
     """Concurrent ask()s that reach their question before the round ends go out together;
     a sibling cancelled before it reached its ask() asks in a later round. Default keys are
     per form, so the order the tasks run in never changes a key."""
-    server = elicitkit.install(MCPServer("group"))
+    server = new_server(sdk, "group")
     runs: list[int] = []
 
     @server.tool()
@@ -134,7 +137,7 @@ async def test_concurrent_asks_in_a_task_group_never_show_a_question_twice(
         shown.append(str(context.request_id))
         return accept(name="Cy") if "Name" in params.message else accept(colour="red")
 
-    async with Client(server, elicitation_callback=answer) as client:
+    async with Client(in_memory(server), elicitation_callback=answer) as client:
         result = await client.call_tool("both", {})
     assert text_of(result) == "Cy/red"
     assert sorted(shown) == ["colour#1", "name#1"]

@@ -1,4 +1,4 @@
-"""ask() inside prompt and resource handlers, on both eras, with the same at-most-once rule."""
+"""ask() inside prompt and resource handlers, on both SDKs and eras, with the at-most-once rule."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any, Literal
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
 
-import elicitkit
 from elicitkit import ask
 from tests.mrtr import accept, never_called
+from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -30,8 +30,8 @@ class Topic:
 class Library:
     """A prompt and a resource that each ask once, then do their one side effect."""
 
-    def __init__(self) -> None:
-        self.server = elicitkit.install(MCPServer("library"))
+    def __init__(self, sdk: str) -> None:
+        self.server = new_server(sdk, "library")
         self.effects: list[str] = []
 
         @self.server.prompt()
@@ -63,16 +63,16 @@ def resource_text(result: types.ReadResourceResult) -> str:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
 async def test_ask_in_a_prompt_and_a_resource_on_every_era(
-    mode: Literal["legacy", "auto"],
+    sdk: str, mode: Literal["legacy", "auto"]
 ) -> None:
-    library = Library()
+    library = Library(sdk)
     shown: list[str] = []
 
     async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         shown.append(params.message)
         return accept(topic="owls")
 
-    async with Client(library.server, elicitation_callback=answer, mode=mode) as client:
+    async with Client(in_memory(library.server), elicitation_callback=answer, mode=mode) as client:
         prompt = await client.get_prompt("brainstorm")
         resource = await client.read_resource("notes://today")
     assert prompt_text(prompt) == "Ideas about owls"
@@ -81,9 +81,9 @@ async def test_ask_in_a_prompt_and_a_resource_on_every_era(
     assert library.effects == ["prompt owls", "resource owls"]
 
 
-async def test_a_replayed_final_round_of_a_prompt_or_resource_runs_once() -> None:
-    library = Library()
-    async with Client(library.server, elicitation_callback=never_called) as client:
+async def test_a_replayed_final_round_of_a_prompt_or_resource_runs_once(sdk: str) -> None:
+    library = Library(sdk)
+    async with Client(in_memory(library.server), elicitation_callback=never_called) as client:
         session = client.session
         first = await session.get_prompt("brainstorm", allow_input_required=True)
         assert isinstance(first, types.InputRequiredResult)
@@ -112,3 +112,53 @@ async def test_a_replayed_final_round_of_a_prompt_or_resource_runs_once() -> Non
     assert [prompt_text(result) for result in prompts] == ["Ideas about owls"] * 2
     assert [resource_text(result) for result in resources] == ["Notes on owls"] * 2
     assert library.effects == ["prompt owls", "resource owls"]
+
+
+UNSUPPORTED = (
+    "This client cannot show forms (it did not declare the elicitation capability), so the "
+    "tool could not ask the user for Topic."
+)
+
+
+DECLINED = "The user declined the form."
+INTERNAL, MISSING = types.INTERNAL_ERROR, types.MISSING_REQUIRED_CLIENT_CAPABILITY
+
+
+@pytest.mark.parametrize(
+    ("mode", "declines", "code", "message"),
+    [
+        pytest.param("legacy", True, INTERNAL, DECLINED, id="decline-2025-11-25"),
+        pytest.param("auto", True, INTERNAL, DECLINED, id="decline-2026-07-28"),
+        pytest.param("legacy", False, INTERNAL, UNSUPPORTED, id="no-forms-2025-11-25"),
+        pytest.param("auto", False, MISSING, UNSUPPORTED, id="no-forms-2026-07-28"),  # the spec's
+    ],
+)
+async def test_an_uncaught_error_in_a_prompt_or_resource_keeps_its_text(
+    sdk: str, mode: Literal["legacy", "auto"], declines: bool, code: int, message: str
+) -> None:
+    """Both SDKs pass on only an MCPError's text from these handlers: elicitkit's becomes one.
+
+    (MCPServer used to answer "Error rendering prompt brainstorm" with code 0, and "Internal
+    server error" on 2026-07-28.)
+    """
+    server = new_server(sdk, "strict")
+
+    @server.prompt()
+    async def brainstorm() -> str:
+        return (await ask(Topic, "Brainstorm about what?")).unwrap().topic
+
+    @server.resource("notes://today")
+    async def notes() -> str:
+        return (await ask(Topic, "Notes on what?")).unwrap().topic
+
+    async def decline(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    callback = decline if declines else None  # None: no elicitation capability
+    async with Client(in_memory(server), elicitation_callback=callback, mode=mode) as client:
+        with pytest.raises(MCPError) as prompt:
+            await client.get_prompt("brainstorm")
+        with pytest.raises(MCPError) as resource:
+            await client.read_resource("notes://today")
+    assert (prompt.value.code, prompt.value.message) == (code, message)
+    assert (resource.value.code, resource.value.message) == (code, message)

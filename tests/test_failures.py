@@ -1,8 +1,9 @@
 """Failures that say what happened, each reaching the client (or the tool) in its own words.
 
-Real SDK clients throughout: in memory where the outcome is visible in-process, a stdio
-subprocess for a client that goes away, raw JSON-RPC over stdio for 2025-06-18 (which the
-SDK client cannot negotiate). Streamable HTTP settings are in test_http_settings.py.
+Real SDK clients throughout: in memory where the outcome is visible in-process (on both
+server SDKs), a stdio subprocess for a client that goes away, raw JSON-RPC over stdio for
+2025-06-18 (which the SDK client cannot negotiate). Streamable HTTP settings are in
+test_http_settings.py.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ElicitError, FormDefinitionError, ask, install, requested_schema
+from elicitkit import ElicitError, FormDefinitionError, ask, requested_schema
+from tests.sdk_texts import tool_error
+from tests.sdks import in_memory, new_server
 from tests.test_stdio import REPO, TIMEOUT, raw_server, server_stderr
 
 __all__ = ["server_stderr"]  # a fixture, used by name
@@ -49,6 +51,12 @@ def text_of(result: types.CallToolResult) -> str:
 def test_a_client_that_disconnects_is_its_own_outcome(
     tmp_path: Path, server_stderr: IO[str]
 ) -> None:
+    """MCPServer only: the stdio server script (tests/servers/outcomes.py) is an MCPServer.
+
+    In memory the client cannot go away without taking the server's task group with it, so
+    there is no disconnect to see in-process; a fastmcp variant needs a fastmcp script, which
+    belongs with the stdio tests.
+    """
     outcome = tmp_path / "outcome.txt"
 
     async def main() -> None:
@@ -89,8 +97,8 @@ def test_a_client_that_disconnects_is_its_own_outcome(
 
 
 @pytest.mark.anyio
-async def test_a_cancelled_call_cancels_the_tool_and_is_not_an_elicit_error() -> None:
-    server = install(MCPServer("cancel"))
+async def test_a_cancelled_call_cancels_the_tool_and_is_not_an_elicit_error(sdk: str) -> None:
+    server = new_server(sdk, "cancel")
     outcomes: list[BaseException] = []
     recorded = anyio.Event()
     opened = anyio.Event()
@@ -112,7 +120,7 @@ async def test_a_cancelled_call_cancels_the_tool_and_is_not_an_elicit_error() ->
         return types.ElicitResult(action="accept", content={"name": "Ada"})
 
     async with Client(
-        server, mode="legacy", elicitation_callback=answers_after_the_first
+        in_memory(server), mode="legacy", elicitation_callback=answers_after_the_first
     ) as client:
         async with anyio.create_task_group() as group:
             group.start_soon(client.call_tool, "greet", {})
@@ -137,6 +145,7 @@ def anyio_backend() -> str:
 
 
 def test_a_multi_select_on_2025_06_18_tells_the_client_why(server_stderr: IO[str]) -> None:
+    """MCPServer only: only raw JSON-RPC reaches 2025-06-18, here over the stdio script."""
     with raw_server(OUTCOMES, server_stderr, "2025-06-18") as server:
         call = server.request("tools/call", {"name": "pizza", "arguments": {}})
         response = server.response(call)  # the response itself: nothing was asked
@@ -154,8 +163,8 @@ def test_a_multi_select_on_2025_06_18_tells_the_client_why(server_stderr: IO[str
 # --- every form definition error that escapes a tool carries its message ---------------------
 
 
-def make_broken_server() -> MCPServer:
-    server = install(MCPServer("broken"))
+def make_broken_server(sdk: str) -> Any:
+    server = new_server(sdk, "broken")
 
     @dataclasses.dataclass
     class Tags:
@@ -215,7 +224,7 @@ LOGIN = (
     ],
 )
 async def test_form_definition_errors_reach_the_client(
-    mode: str, version: str, tool: str, message: str
+    sdk: str, mode: str, version: str, tool: str, message: str
 ) -> None:
     asked: list[Any] = []
 
@@ -223,25 +232,28 @@ async def test_form_definition_errors_reach_the_client(
         asked.append(params)
         return types.ElicitResult(action="cancel")
 
-    async with Client(make_broken_server(), mode=mode, elicitation_callback=callback) as client:
+    server = in_memory(make_broken_server(sdk))
+    async with Client(server, mode=mode, elicitation_callback=callback) as client:
         assert client.protocol_version == version
         result = await client.call_tool(tool, {})
     assert result.is_error
-    assert text_of(result) == f"Error executing tool {tool}: {message}"
+    assert text_of(result) == tool_error(sdk, tool, message)
     assert asked == []
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_form_definition_errors_can_still_be_caught(mode: str, version: str) -> None:
-    async with Client(make_broken_server(), mode=mode) as client:
+async def test_form_definition_errors_can_still_be_caught(
+    sdk: str, mode: str, version: str
+) -> None:
+    async with Client(in_memory(make_broken_server(sdk)), mode=mode) as client:
         result = await client.call_tool("caught", {})
     assert text_of(result) == "caught: FormDefinitionError"
 
 
 @pytest.mark.anyio
-async def test_a_huge_client_error_message_is_cut_short() -> None:
-    server = install(MCPServer("refusing"))
+async def test_a_huge_client_error_message_is_cut_short(sdk: str) -> None:
+    server = new_server(sdk, "refusing")
 
     @server.tool()
     async def greet() -> str:
@@ -250,9 +262,12 @@ async def test_a_huge_client_error_message_is_cut_short() -> None:
     async def refusing(context: Any, params: Any) -> types.ErrorData:
         return types.ErrorData(code=-32001, message="x" * 1_000_000 + "\ud800")
 
-    async with Client(server, mode="legacy", elicitation_callback=refusing) as client:
+    async with Client(in_memory(server), mode="legacy", elicitation_callback=refusing) as client:
         result = await client.call_tool("greet", {})
-    assert text_of(result) == (
-        "Error executing tool greet: The client answered the form with an error instead of an "
-        "answer: " + "x" * 297 + "... (code -32001)."
+    assert text_of(result) == tool_error(
+        sdk,
+        "greet",
+        "The client answered the form with an error instead of an answer: "
+        + "x" * 297
+        + "... (code -32001).",
     )

@@ -1,4 +1,7 @@
-"""Question keys on 2026-07-28: explicit keys on the wire, readable defaults, duplicates refused."""
+"""Question keys on 2026-07-28: explicit keys on the wire, readable defaults, duplicates refused.
+
+Every case runs on both server SDKs (the ``sdk`` fixture).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,10 @@ from typing import Any, Literal
 
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
-import elicitkit
 from elicitkit import FormDefinitionError, ask
 from tests.mrtr import accept, never_called, only_question, retry, text_of
+from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -27,12 +29,12 @@ class ShippingAddress:
     city: str
 
 
-async def first_keys(tool: Any, answers: list[Any]) -> list[str]:
+async def first_keys(sdk: str, tool: Any, answers: list[Any]) -> list[str]:
     """Run ``tool`` round by hand, answering in order; return each round's question key."""
-    server = elicitkit.install(MCPServer("keys"))
+    server = new_server(sdk, "keys")
     server.tool(name="t")(tool)
     keys: list[str] = []
-    async with Client(server, elicitation_callback=never_called) as client:
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
         result = await retry(client, "t", {})
         state = None
         for answer in answers:
@@ -43,17 +45,17 @@ async def first_keys(tool: Any, answers: list[Any]) -> list[str]:
     return keys
 
 
-async def test_explicit_keys_go_on_the_wire_as_given() -> None:
+async def test_explicit_keys_go_on_the_wire_as_given(sdk: str) -> None:
     async def tool() -> str:
         await ask(str, "Your name?", key="user_name")
         await ask(bool, "Sure?", key="step1.confirm")
         return "done"
 
-    keys = await first_keys(tool, [accept(value="Ada"), accept(value=True)])
+    keys = await first_keys(sdk, tool, [accept(value="Ada"), accept(value=True)])
     assert keys == ["user_name", "step1.confirm"]
 
 
-async def test_default_keys_name_the_form_and_count_its_asks() -> None:
+async def test_default_keys_name_the_form_and_count_its_asks(sdk: str) -> None:
     async def tool() -> str:
         await ask(ShippingAddress, "From?")
         await ask(ShippingAddress, "To?")
@@ -64,7 +66,7 @@ async def test_default_keys_name_the_form_and_count_its_asks() -> None:
 
     address = accept(street="1 Main St", city="Oslo")
     answers = [address, address, accept(value=2), accept(value="red"), accept(value=True)]
-    keys = await first_keys(tool, answers)
+    keys = await first_keys(sdk, tool, answers)
     assert keys == [
         "shipping_address#1",
         "shipping_address#2",
@@ -99,9 +101,9 @@ async def test_default_keys_name_the_form_and_count_its_asks() -> None:
 )
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
 async def test_a_malformed_key_is_refused_before_anything_is_sent(
-    key: str, message: str, mode: Literal["legacy", "auto"]
+    sdk: str, key: str, message: str, mode: Literal["legacy", "auto"]
 ) -> None:
-    server = elicitkit.install(MCPServer("keys"))
+    server = new_server(sdk, "keys")
     refused: list[str] = []
 
     @server.tool()
@@ -112,14 +114,16 @@ async def test_a_malformed_key_is_refused_before_anything_is_sent(
             refused.append(str(error))
         return "done"
 
-    async with Client(server, elicitation_callback=never_called, mode=mode) as client:
+    async with Client(in_memory(server), elicitation_callback=never_called, mode=mode) as client:
         assert text_of(await client.call_tool("t", {})) == "done"
     assert refused == [message]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
-async def test_a_key_used_twice_in_one_call_is_refused(mode: Literal["legacy", "auto"]) -> None:
-    server = elicitkit.install(MCPServer("keys"))
+async def test_a_key_used_twice_in_one_call_is_refused(
+    sdk: str, mode: Literal["legacy", "auto"]
+) -> None:
+    server = new_server(sdk, "keys")
     refused: list[str] = []
 
     @server.tool()
@@ -134,7 +138,7 @@ async def test_a_key_used_twice_in_one_call_is_refused(mode: Literal["legacy", "
     async def answer(context: Any, params: Any) -> Any:
         return accept(value="Ada")
 
-    async with Client(server, elicitation_callback=answer, mode=mode) as client:
+    async with Client(in_memory(server), elicitation_callback=answer, mode=mode) as client:
         assert text_of(await client.call_tool("t", {})) == "done"
     assert refused == [
         (

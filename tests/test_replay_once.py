@@ -3,8 +3,9 @@
 A hostile or buggy client can send the final round of a dialogue again within the state's
 lifetime: the same round twice, another answer to the last question, an older state, or two
 final rounds at once. Each must get the recorded outcome without the code after the last
-``ask()`` (the "charge") running again. Checked with the real SDK client and server, on the
-in-memory store and on a real redis-server shared by two server instances.
+``ask()`` (the "charge") running again. Checked with the real SDK client and both server
+SDKs (the official ``MCPServer`` and fastmcp), on the in-memory store and on a real
+redis-server shared by two server instances.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError as FastMCPToolError
 from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ToolError
@@ -28,6 +31,8 @@ from elicitkit import MemoryStore, OutcomeStore, ask
 from elicitkit.integrations.mcp import BUSY, INTERRUPTED, ElicitkitMiddleware
 from elicitkit.redis_store import RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
+from tests.sdk_texts import tool_error
+from tests.sdks import in_memory
 
 pytestmark = pytest.mark.anyio
 
@@ -49,10 +54,19 @@ SECRET = secrets.token_bytes(32)  # shared by the "two instances", as several wo
 class Shop:
     """A server whose tool asks two questions, then charges (the side effect to count)."""
 
-    def __init__(self, store: OutcomeStore, charges: list[str], *, pause: float = 0.0) -> None:
-        self.server = MCPServer("shop", request_state_security=RequestStateSecurity(keys=[SECRET]))
-        elicitkit.install(self.server, store=store)
+    def __init__(
+        self, sdk: str, store: OutcomeStore, charges: list[str], *, pause: float = 0.0
+    ) -> None:
+        security = RequestStateSecurity(keys=[SECRET])
+        server: Any = (
+            MCPServer("shop", request_state_security=security)
+            if sdk == "mcp"
+            else FastMCP("shop", request_state_security=security)
+        )
+        self.server = elicitkit.install(server, store=store)
+        self.target = in_memory(server)  # what mcp.Client connects to
         self.runs = 0
+        tool_error_class = ToolError if sdk == "mcp" else FastMCPToolError
 
         @self.server.tool()
         async def pay(amount: int) -> str:
@@ -70,11 +84,12 @@ class Shop:
         async def fail() -> str:
             await ask(bool, "Try?", key="try")
             charges.append("failed attempt")
-            raise ToolError("the bank said no")
+            raise tool_error_class("the bank said no")
 
     @property
     def middleware(self) -> ElicitkitMiddleware:
-        (found,) = (m for m in self.server.middleware if isinstance(m, ElicitkitMiddleware))
+        chain = self.target.middleware  # the SDK server's own chain, on both SDKs
+        (found,) = (m for m in chain if isinstance(m, ElicitkitMiddleware))
         return found
 
 
@@ -144,11 +159,11 @@ REPLAYS = [
 
 @pytest.mark.parametrize("replayed", REPLAYS)
 async def test_a_replayed_round_of_a_completed_dialogue_gets_the_recorded_result(
-    stores: StoreFactory, replayed: Callable[..., tuple[Any, str]]
+    sdk: str, stores: StoreFactory, replayed: Callable[..., tuple[Any, str]]
 ) -> None:
     charges: list[str] = []
-    shop = Shop(stores(), charges)
-    async with Client(shop.server, elicitation_callback=never_called) as client:
+    shop = Shop(sdk, stores(), charges)
+    async with Client(shop.target, elicitation_callback=never_called) as client:
         answers, states, first = await rounds_to_the_end(client)
         assert text_of(first) == PAID
         runs = shop.runs
@@ -162,12 +177,13 @@ async def test_a_replayed_round_of_a_completed_dialogue_gets_the_recorded_result
 
 
 async def test_two_final_rounds_at_once_charge_once_and_both_get_the_result(
+    sdk: str,
     stores: StoreFactory,
 ) -> None:
     charges: list[str] = []
-    shop = Shop(stores(), charges, pause=0.2)
+    shop = Shop(sdk, stores(), charges, pause=0.2)
     args = {"amount": 10}
-    async with Client(shop.server, elicitation_callback=never_called) as client:
+    async with Client(shop.target, elicitation_callback=never_called) as client:
         k1, _, s1 = only_question(await retry(client, "pay", args))
         k2, _, s2 = only_question(
             await retry(client, "pay", args, {k1: accept(name="Ada", iban_country="NO")}, s1)
@@ -184,16 +200,24 @@ async def test_two_final_rounds_at_once_charge_once_and_both_get_the_result(
     assert [text_of(result) for result in results] == [PAID, PAID]
 
 
+@pytest.mark.parametrize(
+    "fleet",
+    [
+        pytest.param(("mcp", "mcp"), id="mcp"),
+        pytest.param(("fastmcp", "fastmcp"), id="fastmcp"),
+        pytest.param(("mcp", "fastmcp"), id="mcp-and-fastmcp"),  # a fleet moving to fastmcp
+    ],
+)
 async def test_two_server_instances_sharing_a_store_complete_a_dialogue_once(
-    stores: StoreFactory,
+    fleet: tuple[str, str], stores: StoreFactory
 ) -> None:
     """Two instances (two workers) with one key ring and one store: a round lands on either."""
     charges: list[str] = []
-    east, west = Shop(stores(), charges, pause=0.1), Shop(stores(), charges, pause=0.1)
+    east, west = (Shop(sdk, stores(), charges, pause=0.1) for sdk in fleet)
     args = {"amount": 10}
     async with (
-        Client(east.server, elicitation_callback=never_called) as on_east,
-        Client(west.server, elicitation_callback=never_called) as on_west,
+        Client(east.target, elicitation_callback=never_called) as on_east,
+        Client(west.target, elicitation_callback=never_called) as on_west,
     ):
         k1, _, s1 = only_question(await retry(on_east, "pay", args))
         k2, _, s2 = only_question(
@@ -212,22 +236,24 @@ async def test_two_server_instances_sharing_a_store_complete_a_dialogue_once(
     assert [text_of(result) for result in [*results, late]] == [PAID] * 3
 
 
-async def test_separate_calls_are_separate_dialogues(stores: StoreFactory) -> None:
+async def test_separate_calls_are_separate_dialogues(sdk: str, stores: StoreFactory) -> None:
     charges: list[str] = []
-    shop = Shop(stores(), charges)
-    async with Client(shop.server, elicitation_callback=never_called) as client:
+    shop = Shop(sdk, stores(), charges)
+    async with Client(shop.target, elicitation_callback=never_called) as client:
         first = (await rounds_to_the_end(client))[2]
         second = (await rounds_to_the_end(client))[2]
     assert (text_of(first), text_of(second)) == (PAID, "paid 10 to Ada (charge #2)")
     assert charges == ["10 to Ada", "10 to Ada"]
 
 
-async def test_a_round_that_asks_again_does_not_complete_the_dialogue(stores: StoreFactory) -> None:
+async def test_a_round_that_asks_again_does_not_complete_the_dialogue(
+    sdk: str, stores: StoreFactory
+) -> None:
     """Retrying a middle round (twice, at once) asks the next question each time, no record."""
     charges: list[str] = []
-    shop = Shop(stores(), charges)
+    shop = Shop(sdk, stores(), charges)
     args = {"amount": 10}
-    async with Client(shop.server, elicitation_callback=never_called) as client:
+    async with Client(shop.target, elicitation_callback=never_called) as client:
         k1, _, s1 = only_question(await retry(client, "pay", args))
         middles: list[Any] = []
 
@@ -245,26 +271,26 @@ async def test_a_round_that_asks_again_does_not_complete_the_dialogue(stores: St
     assert charges == ["10 to Ada"]
 
 
-async def test_an_error_outcome_is_recorded_too(stores: StoreFactory) -> None:
+async def test_an_error_outcome_is_recorded_too(sdk: str, stores: StoreFactory) -> None:
     charges: list[str] = []
-    shop = Shop(stores(), charges)
-    async with Client(shop.server, elicitation_callback=never_called) as client:
+    shop = Shop(sdk, stores(), charges)
+    async with Client(shop.target, elicitation_callback=never_called) as client:
         key, _, state = only_question(await retry(client, "fail", {}))
         first = await retry(client, "fail", {}, {key: accept(value=True)}, state)
         again = await retry(client, "fail", {}, {key: accept(value=True)}, state)
     assert isinstance(first, types.CallToolResult)
     assert first.is_error
-    assert text_of(first) == "Error executing tool fail: the bank said no"
+    assert text_of(first) == tool_error(sdk, "fail", "the bank said no")
     assert again == first
     assert charges == ["failed attempt"]
 
 
-async def test_a_round_that_waits_too_long_for_the_running_one_says_so() -> None:
+async def test_a_round_that_waits_too_long_for_the_running_one_says_so(sdk: str) -> None:
     charges: list[str] = []
-    shop = Shop(MemoryStore(), charges, pause=0.5)
+    shop = Shop(sdk, MemoryStore(), charges, pause=0.5)
     shop.middleware.wait = 0.05
     args = {"amount": 10}
-    async with Client(shop.server, elicitation_callback=never_called) as client:
+    async with Client(shop.target, elicitation_callback=never_called) as client:
         k1, _, s1 = only_question(await retry(client, "pay", args))
         k2, _, s2 = only_question(
             await retry(client, "pay", args, {k1: accept(name="Ada", iban_country="NO")}, s1)
@@ -289,12 +315,13 @@ async def test_a_round_that_waits_too_long_for_the_running_one_says_so() -> None
 
 
 async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_again(
+    sdk: str,
     stores: StoreFactory,
 ) -> None:
     """The client gives up on the final round (cancelled mid-charge): it must not charge twice."""
     charges: list[str] = []
     args = {"amount": 10}
-    slow = Shop(stores(), charges)
+    slow = Shop(sdk, stores(), charges)
 
     @slow.server.tool()
     async def pay_slowly(amount: int) -> str:
@@ -303,7 +330,7 @@ async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_agai
         await anyio.sleep(5)  # the client cancels while this runs
         return "paid slowly"
 
-    async with Client(slow.server, elicitation_callback=never_called) as client:
+    async with Client(slow.target, elicitation_callback=never_called) as client:
         key, _, state = only_question(await retry(client, "pay_slowly", args))
         with anyio.move_on_after(0.3):
             await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
@@ -315,6 +342,7 @@ async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_agai
 
 
 def test_installing_again_with_another_store_is_refused() -> None:
+    """MCPServer; test_ask_inmemory.py has the FastMCP case, which names "FastMCP server"."""
     store = MemoryStore()
     server = elicitkit.install(MCPServer("twice"), store=store)
     assert elicitkit.install(server) is server  # nothing new: harmless
@@ -329,9 +357,15 @@ def test_installing_again_with_another_store_is_refused() -> None:
 
 
 @pytest.mark.parametrize("ttl", [30.0, 600.0, 3600.0], ids=["30s", "default", "1h"])
-def test_records_outlive_every_state_the_server_minted(ttl: float) -> None:
+def test_records_outlive_every_state_the_server_minted(sdk: str, ttl: float) -> None:
     """The record is kept for the state's lifetime plus the minute of skew the SDK allows."""
-    server = MCPServer("ttl", request_state_security=RequestStateSecurity(keys=[SECRET], ttl=ttl))
+    security = RequestStateSecurity(keys=[SECRET], ttl=ttl)
+    server: Any = (
+        MCPServer("ttl", request_state_security=security)
+        if sdk == "mcp"
+        else FastMCP("ttl", request_state_security=security)
+    )
     elicitkit.install(server)
-    (middleware,) = (m for m in server.middleware if isinstance(m, ElicitkitMiddleware))
+    chain = in_memory(server).middleware
+    (middleware,) = (m for m in chain if isinstance(m, ElicitkitMiddleware))
     assert middleware.keep == ttl + 60

@@ -1,4 +1,4 @@
-"""ask(retries=...): an invalid answer is asked again, with the real SDK client, on both eras."""
+"""ask(retries=...): an invalid answer is asked again, real SDK client, both SDKs and eras."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import mcp_types as types
 import pytest
 from annotated_types import MinLen
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
-from elicitkit import InvalidContent, ask, install
+from elicitkit import InvalidContent, ask
+from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -59,8 +59,8 @@ def accept(content: dict[str, Any] | None) -> dict[str, Any]:
     return {"action": "accept"} if content is None else {"action": "accept", "content": content}
 
 
-def make_server(effects: list[str], **ask_options: Any) -> MCPServer:
-    server = install(MCPServer("retry"))
+def make_server(sdk: str, effects: list[str], **ask_options: Any) -> Any:
+    server = new_server(sdk, "retry")
 
     @server.tool()
     async def ship() -> str:
@@ -82,22 +82,26 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 async def run(
-    mode: str, version: str, callback: Callable[..., Any], effects: list[str], **options: Any
+    sdk: str,
+    mode: str,
+    version: str,
+    callback: Callable[..., Any],
+    effects: list[str],
+    **options: Any,
 ) -> str:
-    async with Client(
-        make_server(effects, **options), mode=mode, elicitation_callback=callback
-    ) as client:
+    server = in_memory(make_server(sdk, effects, **options))
+    async with Client(server, mode=mode, elicitation_callback=callback) as client:
         assert client.protocol_version == version
         return text_of(await client.call_tool("ship", {}))
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 async def test_invalid_then_valid_reasks_with_the_errors_and_the_valid_parts(
-    mode: str, version: str
+    sdk: str, mode: str, version: str
 ) -> None:
     answers = Answers({"action": "accept", "content": {"value": True}}, accept(BAD), accept(GOOD))
     effects: list[str] = []
-    text = await run(mode, version, answers, effects)
+    text = await run(sdk, mode, version, answers, effects)
     assert text == "True accept:Address(street='1 Main St', city='Oslo', zip_code='0150')"
     assert effects == ["shipped"]  # once, on every era
     assert [params.message for params in answers.seen] == [
@@ -122,11 +126,11 @@ async def test_invalid_then_valid_reasks_with_the_errors_and_the_valid_parts(
     ("retries", "shown"), [pytest.param(0, 1, id="retries-0"), pytest.param(1, 2, id="retries-1")]
 )
 async def test_retries_exhausted_raise_invalid_content(
-    mode: str, version: str, retries: int, shown: int
+    sdk: str, mode: str, version: str, retries: int, shown: int
 ) -> None:
     answers = Answers({"action": "accept", "content": {"value": True}}, *[accept(BAD)] * shown)
     effects: list[str] = []
-    text = await run(mode, version, answers, effects, retries=retries)
+    text = await run(sdk, mode, version, answers, effects, retries=retries)
     assert text == (
         "gave up: The answer to Address has 2 problems: city: This field is required. "
         "zip_code: Must be at least 4 characters long."
@@ -138,12 +142,12 @@ async def test_retries_exhausted_raise_invalid_content(
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 async def test_an_accept_without_content_is_asked_again_then_reported(
-    mode: str, version: str
+    sdk: str, mode: str, version: str
 ) -> None:
     """A Codex-like client accepts with no content: two re-asks (the default), then the error."""
     answers = Answers({"action": "accept", "content": {"value": True}}, *[accept(None)] * 3)
     effects: list[str] = []
-    text = await run(mode, version, answers, effects)
+    text = await run(sdk, mode, version, answers, effects)
     assert text == (
         "gave up: The answer to Address has 3 problems: street: This field is required. "
         "city: This field is required. zip_code: This field is required."
@@ -191,8 +195,8 @@ async def test_booleans_alone_are_kept_as_defaults_on_2025_06_18() -> None:
         ),
     ],
 )
-async def test_a_bad_retries_value_is_refused(retries: Any, message: str) -> None:
-    server = install(MCPServer("bad"))
+async def test_a_bad_retries_value_is_refused(sdk: str, retries: Any, message: str) -> None:
+    server = new_server(sdk, "bad")
 
     @server.tool()
     async def asker() -> str:
@@ -202,5 +206,5 @@ async def test_a_bad_retries_value_is_refused(retries: Any, message: str) -> Non
             return str(error)
         return "asked"
 
-    async with Client(server, mode="legacy", elicitation_callback=Answers()) as client:
+    async with Client(in_memory(server), mode="legacy", elicitation_callback=Answers()) as client:
         assert text_of(await client.call_tool("asker", {})) == message

@@ -1,4 +1,4 @@
-"""ask(timeout=...) and cancellation, with the real SDK client, on both eras."""
+"""ask(timeout=...) and cancellation, with the real SDK client, on both server SDKs and eras."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ElicitationTimeout, ask, install
+from elicitkit import ElicitationTimeout, ask
+from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -32,8 +32,8 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-def make_server(ended: list[str] | None = None) -> MCPServer:
-    server = install(MCPServer("timeouts"))
+def make_server(sdk: str, ended: list[str] | None = None) -> Any:
+    server = new_server(sdk, "timeouts")
 
     @server.tool()
     async def confirm() -> str:
@@ -59,7 +59,9 @@ def make_server(ended: list[str] | None = None) -> MCPServer:
     return server
 
 
-async def test_a_question_nobody_answers_times_out_and_is_withdrawn_on_2025_11_25() -> None:
+async def test_a_question_nobody_answers_times_out_and_is_withdrawn_on_2025_11_25(
+    sdk: str,
+) -> None:
     withdrawn = anyio.Event()
 
     async def never_answers(context: Any, params: Any) -> types.ElicitResult:
@@ -69,7 +71,8 @@ async def test_a_question_nobody_answers_times_out_and_is_withdrawn_on_2025_11_2
             withdrawn.set()  # the server's notifications/cancelled reached the client
         raise AssertionError("unreachable")
 
-    async with Client(make_server(), mode="legacy", elicitation_callback=never_answers) as client:
+    server = in_memory(make_server(sdk))
+    async with Client(server, mode="legacy", elicitation_callback=never_answers) as client:
         assert client.protocol_version == "2025-11-25"
         with anyio.fail_after(5):
             result = await client.call_tool("confirm", {})
@@ -77,14 +80,16 @@ async def test_a_question_nobody_answers_times_out_and_is_withdrawn_on_2025_11_2
     assert text_of(result) == f"timeout: {TIMED_OUT}"
 
 
-async def test_an_answer_after_the_deadline_is_refused_on_2026_07_28() -> None:
+async def test_an_answer_after_the_deadline_is_refused_on_2026_07_28(sdk: str) -> None:
     """On 2026-07-28 the deadline travels in the sealed state: a late answer is too late."""
 
     async def slow(context: Any, params: Any) -> types.ElicitResult:
         await anyio.sleep(0.3)
         return types.ElicitResult(action="accept", content={"value": True})
 
-    async with Client(make_server(), mode="auto", elicitation_callback=slow) as client:
+    async with Client(
+        in_memory(make_server(sdk)), mode="auto", elicitation_callback=slow
+    ) as client:
         assert client.protocol_version == "2026-07-28"
         result = await client.call_tool("confirm", {})
     assert text_of(result) == f"timeout: {TIMED_OUT}"
@@ -93,11 +98,11 @@ async def test_an_answer_after_the_deadline_is_refused_on_2026_07_28() -> None:
 @pytest.mark.parametrize(
     "mode", [pytest.param("legacy", id="2025-11-25"), pytest.param("auto", id="2026-07-28")]
 )
-async def test_an_answer_in_time_is_taken(mode: str) -> None:
+async def test_an_answer_in_time_is_taken(sdk: str, mode: str) -> None:
     async def quick(context: Any, params: Any) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"value": True})
 
-    async with Client(make_server(), mode=mode, elicitation_callback=quick) as client:
+    async with Client(in_memory(make_server(sdk)), mode=mode, elicitation_callback=quick) as client:
         result = await client.call_tool("confirm", {})
     assert text_of(result) == "accept:True"
 
@@ -110,8 +115,8 @@ async def test_an_answer_in_time_is_taken(mode: str) -> None:
         pytest.param("10", "ask() got timeout='10', which", id="text"),
     ],
 )
-async def test_a_bad_timeout_is_refused(seconds: Any, message: str) -> None:
-    server = install(MCPServer("bad"))
+async def test_a_bad_timeout_is_refused(sdk: str, seconds: Any, message: str) -> None:
+    server = new_server(sdk, "bad")
 
     @server.tool()
     async def asker() -> str:
@@ -124,7 +129,7 @@ async def test_a_bad_timeout_is_refused(seconds: Any, message: str) -> None:
     async def never(context: Any, params: Any) -> types.ElicitResult:
         raise AssertionError("nothing is sent")
 
-    async with Client(server, mode="legacy", elicitation_callback=never) as client:
+    async with Client(in_memory(server), mode="legacy", elicitation_callback=never) as client:
         text = text_of(await client.call_tool("asker", {}))
     assert text == (
         f"{message} is not a positive number of seconds. Pass the seconds the user has to "
@@ -132,7 +137,9 @@ async def test_a_bad_timeout_is_refused(seconds: Any, message: str) -> None:
     )
 
 
-async def test_many_cancelled_calls_end_their_questions_and_leave_nothing_behind() -> None:
+async def test_many_cancelled_calls_end_their_questions_and_leave_nothing_behind(
+    sdk: str,
+) -> None:
     """The client cancels the call mid-question: the ask ends at once, the form is withdrawn."""
     ended: list[str] = []
     shown = 0
@@ -149,7 +156,7 @@ async def test_many_cancelled_calls_end_their_questions_and_leave_nothing_behind
 
     calls = 40
     async with Client(
-        make_server(ended), mode="legacy", elicitation_callback=holds_the_form
+        in_memory(make_server(sdk, ended)), mode="legacy", elicitation_callback=holds_the_form
     ) as client:
         baseline = len(asyncio.all_tasks())
         for number in range(calls):

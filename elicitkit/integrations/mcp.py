@@ -566,6 +566,11 @@ class _Channel:
         On 2026-07-28 a client without the capability gets the spec's
         MissingRequiredClientCapability error instead (-32021): an uncaught
         `ElicitationUnsupported` means the tool required a capability the client lacks.
+
+        In a prompt or resource handler the error becomes an ``MCPError`` (-32603) instead:
+        there ``MCPServer`` keeps only an ``MCPError``'s text (anything else reads "Error
+        rendering prompt NAME" with code 0, or "Internal server error" on 2026-07-28), and
+        fastmcp passes both on alike.
         """
         if self._modern and isinstance(error, ElicitationUnsupported):
             error.__class__ = _MissingCapability
@@ -575,6 +580,9 @@ class _Channel:
                 message=str(error.args[0]),
                 data={"requiredCapabilities": {"elicitation": {"form": {}}}},
             )
+            return error
+        if self._ctx.method != "tools/call":
+            _become_request_error(error)
             return error
         _become_tool_error(error, self._host)
         return error
@@ -629,6 +637,23 @@ def _no_back_channel(client_params: object, protocol: str) -> str:
     )
 
 
+def _become_request_error(error: Exception) -> None:
+    """Make ``error`` an instance of its own class and of ``MCPError`` (-32603) at once."""
+    kind = type(error)
+    if issubclass(kind, MCPError):
+        return
+    message = str(error)
+    both = _REQUEST_ERRORS.get(kind)
+    if both is None:
+        both = _REQUEST_ERRORS[kind] = new_class(
+            kind.__name__, (kind, MCPError), {}, lambda ns: ns.update(__module__=kind.__module__)
+        )
+    error.__class__ = both
+    cast("MCPError", error).error = types.ErrorData(code=types.INTERNAL_ERROR, message=message)
+
+
+# Error class -> its MCPError subclass; a handful of entries at most.
+_REQUEST_ERRORS: dict[type[Exception], type[Exception]] = {}
 # (error class, host's tool error) -> their subclass; a handful of entries at most.
 _TOOL_ERRORS: dict[tuple[type[Exception], type[Exception]], type[Exception]] = {}
 
