@@ -639,34 +639,34 @@ def _no_back_channel(client_params: object, protocol: str) -> str:
 
 def _become_request_error(error: Exception) -> None:
     """Make ``error`` an instance of its own class and of ``MCPError`` (-32603) at once."""
-    kind = type(error)
-    if issubclass(kind, MCPError):
-        return
     message = str(error)
-    both = _REQUEST_ERRORS.get(kind)
-    if both is None:
-        both = _REQUEST_ERRORS[kind] = new_class(
-            kind.__name__, (kind, MCPError), {}, lambda ns: ns.update(__module__=kind.__module__)
-        )
-    error.__class__ = both
-    cast("MCPError", error).error = types.ErrorData(code=types.INTERNAL_ERROR, message=message)
-
-
-# Error class -> its MCPError subclass; a handful of entries at most.
-_REQUEST_ERRORS: dict[type[Exception], type[Exception]] = {}
-# (error class, host's tool error) -> their subclass; a handful of entries at most.
-_TOOL_ERRORS: dict[tuple[type[Exception], type[Exception]], type[Exception]] = {}
+    if _become(error, MCPError, {}):
+        cast("MCPError", error).error = types.ErrorData(code=types.INTERNAL_ERROR, message=message)
 
 
 def _become_tool_error(error: Exception, host: Host) -> None:
     """Make ``error`` an instance of its own class and of the host's tool error at once."""
-    kind, tool_error = type(error), host.tool_error
-    if issubclass(kind, tool_error):
-        return
-    both = _TOOL_ERRORS.get((kind, tool_error))
+    _become(error, host.tool_error, host.tool_error_fields)
+
+
+def _become(error: Exception, base: type[Exception], fields: Mapping[str, object]) -> bool:
+    """Give ``error`` a class that subclasses both its own and ``base``; False if it did.
+
+    ``fields`` are class attributes that ``base.__init__`` would have set, since it never
+    runs for ``error``.
+    """
+    kind = type(error)
+    if issubclass(kind, base):
+        return False
+    both = _BOTH.get((kind, base))
     if both is None:
-        namespace = {"__module__": kind.__module__, **host.tool_error_fields}
-        both = _TOOL_ERRORS[kind, tool_error] = new_class(
-            kind.__name__, (kind, tool_error), {}, lambda ns: ns.update(namespace)
+        namespace = {"__module__": kind.__module__, **fields}
+        both = _BOTH[kind, base] = new_class(
+            kind.__name__, (kind, base), {}, lambda ns: ns.update(namespace)
         )
     error.__class__ = both
+    return True
+
+
+# (error class, base) -> their subclass; a handful of entries at most.
+_BOTH: dict[tuple[type[Exception], type[Exception]], type[Exception]] = {}
