@@ -1,10 +1,10 @@
 """fast-agent's terminal forms in a real pseudo-terminal, on both protocol eras, by keystrokes.
 
 fast-agent runs with its `passthrough` model (no LLM: a message `***CALL_TOOL name {json}`
-calls the tool) and starts the interop server over stdio: with `protocol_mode` left at
-`auto` it speaks 2026-07-28, with `legacy` 2025-11-25. One fast-agent session per era
-serves every test of that era; each test calls a tool, fills the form with keystrokes and
-checks the result fast-agent prints.
+calls the tool) and starts the interop server over stdio, both flavours of it: with
+`protocol_mode` left at `auto` it speaks 2026-07-28, with `legacy` 2025-11-25. One
+fast-agent session per era serves every test of that era; each test calls a tool, fills the
+form with keystrokes and checks the result fast-agent prints.
 
 The tests of what a person fills in, declines, cancels or gets told also run against the
 fastmcp flavour of the server (`both_flavours`): the same keystrokes must give the same
@@ -25,7 +25,7 @@ import pytest
 
 from tests.interop._facts import Observe
 from tests.interop._terminal import Terminal
-from tests.interop._tools import SERVER, both_flavours, mcp_only, require_fast_agent
+from tests.interop._tools import FLAVOURS, SERVER, both_flavours, mcp_only, require_fast_agent
 
 CLIENT = "fast-agent"
 ERAS = ["auto", "legacy"]
@@ -33,7 +33,7 @@ RESULT = r"\{\s*'result': (?:'[^'\n]*'|\"[^\"\n]*\")\s*\}"
 
 
 class FastAgent:
-    """A fast-agent session a test talks to through its terminal."""
+    """A fast-agent session a test talks to through its terminal, and the server it calls."""
 
     def __init__(self, terminal: Terminal, era: str, flavour: str, artifacts: Path) -> None:
         self.terminal = terminal
@@ -45,7 +45,7 @@ class FastAgent:
         """Call TOOL and wait for its form."""
         forms = self.terminal.count_printed("Elicitation Request")
         self.terminal.wait_screen(r"^❯\s*$")  # the prompt is ready for a message
-        self.terminal.type(f"***CALL_TOOL {tool} {{}}")
+        self.terminal.type(f"***CALL_TOOL {self.flavour}__{tool} {{}}")
         self.terminal.press("Enter")
         self.terminal.wait_printed("Elicitation Request", after=forms)
         self.terminal.wait_screen(r"<\s*Accept\s*>")
@@ -67,23 +67,32 @@ class FastAgent:
 
 
 @pytest.fixture(scope="module", params=ERAS)
-def fast_agent(
+def session(
     request: pytest.FixtureRequest,
-    flavour: str,
     tmp_path_factory: pytest.TempPathFactory,
     artifacts: Path,
     observe: Observe,
-) -> Iterator[FastAgent]:
+) -> Iterator[tuple[str, Terminal]]:
+    """(era, terminal) of one fast-agent session on that era, with both flavours' servers.
+
+    The servers are named after their flavour, so a tool is called as `mcp__plan_stay` or
+    `fastmcp__plan_stay`: one session serves both, which halves the seconds spent starting
+    fast-agent.
+    """
     launcher = require_fast_agent()
     era: str = request.param
-    workdir = tmp_path_factory.mktemp(f"fast-agent-{flavour}-{era}")
+    workdir = tmp_path_factory.mktemp(f"fast-agent-{era}")
+    servers = "".join(
+        f"    {flavour}:\n"
+        f"      command: {sys.executable}\n"
+        f"      args: [{SERVER}, {flavour}]\n"
+        f"      protocol_mode: {era}\n"
+        for flavour in FLAVOURS
+    )
     (workdir / "fastagent.config.yaml").write_text(
         "default_model: passthrough\n"
         "logger:\n  type: none\n  progress_display: false\n"
-        "mcp:\n  servers:\n    interop:\n"
-        f"      command: {sys.executable}\n"
-        f"      args: [{SERVER}, {flavour}]\n"
-        f"      protocol_mode: {era}\n",
+        f"mcp:\n  servers:\n{servers}",
         encoding="utf-8",
     )
     home = workdir / "home"
@@ -91,7 +100,7 @@ def fast_agent(
     terminal = Terminal(
         [
             "env", f"HOME={home}", "TERM=xterm-256color", str(launcher), "--no-update-check",
-            "go", "-c", str(workdir / "fastagent.config.yaml"), "--servers", "interop",
+            "go", "-c", str(workdir / "fastagent.config.yaml"), "--servers", ",".join(FLAVOURS),
             "--model", "passthrough",
         ],
         cwd=workdir,
@@ -100,14 +109,25 @@ def fast_agent(
         terminal.wait_screen(r"^❯\s*$", timeout=60)
         terminal.type("/mcp")
         terminal.press("Enter")
-        shown = terminal.wait_printed(r"protocol\s*:\s*(\d{4}-\d{2}-\d{2})", after=0)
-        observe(CLIENT, era, "protocol", shown.group(1))
-        yield FastAgent(terminal, era, flavour, artifacts)
+        for flavour in FLAVOURS:
+            # Each server's card: "[ 1] mcp ───…", its name line, then "protocol : …".
+            shown = terminal.wait_printed(
+                rf"\] {flavour} ─[^\[]*?protocol\s*:\s*(\d{{4}}-\d{{2}}-\d{{2}})", after=0
+            )
+            observe(CLIENT, era, "protocol", shown.group(1))
+        yield era, terminal
     finally:
-        (artifacts / f"fast-agent-{flavour}-{era}-session.txt").write_text(
+        (artifacts / f"fast-agent-{era}-session.txt").write_text(
             terminal.printed(), encoding="utf-8"
         )
         terminal.close()
+
+
+@pytest.fixture
+def fast_agent(session: tuple[str, Terminal], flavour: str, artifacts: Path) -> FastAgent:
+    """The era's fast-agent session, calling the tools of the server of that flavour."""
+    era, terminal = session
+    return FastAgent(terminal, era, flavour, artifacts)
 
 
 def fill_stay(fa: FastAgent, guest: str, day: str) -> None:
