@@ -33,9 +33,11 @@ def _free_port() -> int:
 
 @contextmanager
 def running_inspector(
-    launcher: Path, era: str, workdir: Path, server: Path = SERVER
+    launcher: Path, era: str, workdir: Path, server: Path = SERVER, *server_args: str
 ) -> Iterator[str]:
     """Run `mcp-inspector --web --protocol-era ERA` on a stdio server; yield its URL.
+
+    The server is `python SERVER SERVER_ARGS...`.
 
     The Inspector and every server it spawns share a new process group, which is ended on
     exit. Its log is kept in WORKDIR.
@@ -54,9 +56,10 @@ def running_inspector(
         "MCP_INSPECTOR_SECRET_STORE": "memory",
     }
     log = workdir / f"inspector-{era}.log"
+    argv = [str(launcher), "--web", "--protocol-era", era, sys.executable, str(server)]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(launcher), "--web", "--protocol-era", era, sys.executable, str(server)],
+            [*argv, *server_args],
             cwd=workdir,
             env=env,
             stdout=out,
@@ -114,14 +117,19 @@ def call_tool(page: Page, tool: str) -> Locator:
     """
     page.get_by_text("Tools", exact=True).click()
     for other in (name for name in TOOLS if name != tool):
-        page.get_by_role("button", name=other, exact=True).click()
+        tool_button(page, other).click()
     expect(page.get_by_text(RESULT)).to_have_count(0, timeout=TIMEOUT_MS)
     expect(page.get_by_text(FAILURE)).to_have_count(0, timeout=TIMEOUT_MS)
-    page.get_by_role("button", name=tool, exact=True).click()
+    tool_button(page, tool).click()
     page.get_by_role("button", name="Execute Tool").click()
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_text("Elicitation Request")).to_be_visible(timeout=TIMEOUT_MS)
     return dialog
+
+
+def tool_button(page: Page, tool: str) -> Locator:
+    """The button of a tool in the Tools tab: its name, under its title if it has one."""
+    return page.get_by_role("button", name=re.compile(rf"(^|\s){re.escape(tool)}$"))
 
 
 def pick(page: Page, dialog: Locator, field: str, *options: str) -> None:

@@ -36,6 +36,14 @@ ARTIFACTS = Path(
     os.environ.get("ELICITKIT_INTEROP_ARTIFACTS", ROOT / ".ci" / "artifacts" / "interop")
 )
 
+# The interop server comes in two flavours with the same tools (server.py): the official SDK's
+# MCPServer and fastmcp's FastMCP. A test runs on both, or on the official one only, by
+# parametrising the module-scoped `flavour` fixture (conftest.py) with one of these marks.
+# What a client shows is the client's behaviour: it must be the same for both flavours.
+FLAVOURS = ("mcp", "fastmcp")
+both_flavours = pytest.mark.parametrize("flavour", FLAVOURS, indirect=True)
+mcp_only = pytest.mark.parametrize("flavour", ["mcp"], indirect=True)
+
 
 def missing(what: str) -> None:
     """Skip (or, in CI, fail) the current test because a client is not installed."""

@@ -39,6 +39,21 @@ def artifacts() -> Iterator[Path]:
     )
 
 
+@pytest.fixture(scope="module")
+def flavour(request: pytest.FixtureRequest) -> str:
+    """Which interop server the clients run: ``mcp`` or ``fastmcp`` (see server.py).
+
+    Every test that starts a server chooses, with `both_flavours` or `mcp_only` (_tools.py).
+    """
+    if not hasattr(request, "param"):
+        raise RuntimeError(
+            f"A test in {request.node.name} does not say which server flavour it runs on: "
+            "mark it @both_flavours or @mcp_only (tests/interop/_tools.py)."
+        )
+    chosen: str = request.param
+    return chosen
+
+
 @pytest.fixture(scope="session")
 def observe(artifacts: Path) -> Observe:
     """Record a fact a client showed, and check it against docs/clients.json."""

@@ -1,17 +1,25 @@
-"""The stdio MCP server the real clients of the interop suite talk to.
+"""The stdio MCP server the real clients of the interop suite talk to, in two flavours.
 
 Each tool asks one form and returns a sentence that spells out the typed answer, so a
 test can check what the client sent by reading the tool result the client shows.
 
-    python tests/interop/server.py
+The tools are written once, as plain functions, and registered on the server of the flavour
+named on the command line: the official SDK's ``MCPServer`` (``mcp``, the default) or
+fastmcp's ``FastMCP`` (``fastmcp``). A real client must see the same forms and get the same
+results from both. (A command-line argument, not an environment variable: the Inspector
+passes only a few variables of its own environment to the servers it starts.)
+
+    python tests/interop/server.py [mcp|fastmcp]
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from annotated_types import Gt, Le, MaxLen, MinLen
 from mcp.server.mcpserver import MCPServer
@@ -58,10 +66,6 @@ class Preferences:
     floor: int | None = None
 
 
-server = install(MCPServer("elicitkit-interop"))
-
-
-@server.tool()
 async def plan_stay() -> str:
     """Ask for the details of a stay and repeat them back."""
     try:
@@ -80,7 +84,6 @@ async def plan_stay() -> str:
     )
 
 
-@server.tool()
 async def preferences() -> str:
     """Ask for optional preferences and repeat back exactly what arrived."""
     try:
@@ -97,7 +100,6 @@ async def preferences() -> str:
     )
 
 
-@server.tool()
 async def yes_or_no() -> str:
     """Ask a bare yes/no question."""
     answer = await ask(bool, "Send the newsletter?")
@@ -106,7 +108,6 @@ async def yes_or_no() -> str:
     return f"ANSWER {answer.unwrap()}"
 
 
-@server.tool()
 async def tip() -> str:
     """Ask for a number that must be more than 0 (an exclusive float bound)."""
     try:
@@ -121,5 +122,43 @@ async def tip() -> str:
     return f"TIP {answer.unwrap()}"
 
 
+TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (plan_stay, preferences, yes_or_no, tip)
+# fastmcp gives every tool a title (its name in title case) and clients show the title
+# rather than the name: explicit titles make both flavours list the same tools.
+TITLES = {
+    "plan_stay": "Plan a stay",
+    "preferences": "Preferences",
+    "yes_or_no": "Yes or no",
+    "tip": "Tip",
+}
+FLAVOURS = ("mcp", "fastmcp")
+
+
+def build(flavour: str) -> Any:
+    """The interop server of FLAVOUR (``mcp`` or ``fastmcp``) with elicitkit and every tool."""
+    if flavour == "mcp":
+        server: Any = MCPServer("elicitkit-interop")
+    elif flavour == "fastmcp":
+        from fastmcp import FastMCP  # noqa: PLC0415 (slow to import: only when asked for)
+
+        server = FastMCP("elicitkit-interop")
+    else:
+        raise SystemExit(f"Unknown server flavour {flavour!r}: use one of {', '.join(FLAVOURS)}.")
+    install(server)
+    for tool in TOOLS:
+        server.tool(title=TITLES[tool.__name__])(tool)
+    return server
+
+
+def main(argv: list[str]) -> None:
+    """Run the server of the flavour named in ARGV (default ``mcp``) on stdio."""
+    flavour = argv[0] if argv else "mcp"
+    server = build(flavour)
+    if flavour == "fastmcp":
+        server.run("stdio", show_banner=False)  # the banner is noise in the clients' logs
+    else:
+        server.run("stdio")
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    main(sys.argv[1:])

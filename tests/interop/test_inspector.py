@@ -4,11 +4,16 @@ The Inspector runs the interop server over stdio (`--protocol-era legacy` speaks
 2025-11-25 with mid-call elicitation, `modern` speaks 2026-07-28 with input_required
 rounds); every form is filled by clicking and typing, screenshotted, and the tool result
 the Inspector shows is checked word for word.
+
+The tests of what a person fills in, declines or gets told also run against the fastmcp
+flavour of the server (`both_flavours`): the same forms must give the same results and the
+same observations; the other tests run on the official SDK's server only (`mcp_only`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,7 +28,7 @@ from tests.interop._inspector import (
     result,
     running_inspector,
 )
-from tests.interop._tools import CHROMIUM, require_inspector
+from tests.interop._tools import CHROMIUM, SERVER, both_flavours, mcp_only, require_inspector
 
 CLIENT = "mcp-inspector"
 ERAS = ["legacy", "modern"]
@@ -38,25 +43,34 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
+@dataclass(frozen=True)
+class Inspector:
+    """A running Inspector: its protocol era, the server flavour it runs, its URL."""
+
+    era: str
+    flavour: str
+    url: str
+
+
 @pytest.fixture(scope="module", params=ERAS)
 def inspector(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str]]:
-    """(era, url) of an Inspector running the interop server on that era."""
+    request: pytest.FixtureRequest, flavour: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Inspector]:
+    """An Inspector running the interop server of that flavour on that era."""
     launcher = require_inspector()
     era: str = request.param
-    with running_inspector(launcher, era, tmp_path_factory.mktemp(f"inspector-{era}")) as url:
-        yield era, url
+    workdir = tmp_path_factory.mktemp(f"inspector-{flavour}-{era}")
+    with running_inspector(launcher, era, workdir, SERVER, flavour) as url:
+        yield Inspector(era, flavour, url)
 
 
 @pytest.fixture(scope="module")
-def connected(browser: Browser, inspector: tuple[str, str], observe: Observe) -> Iterator[Page]:
-    """One browser tab per era, connected to the server once: connecting costs seconds."""
-    era, url = inspector
+def connected(browser: Browser, inspector: Inspector, observe: Observe) -> Iterator[Page]:
+    """One browser tab per Inspector, connected to the server once: connecting costs seconds."""
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
     try:
         page = context.new_page()
-        observe(CLIENT, era, "protocol", connect(page, url))
+        observe(CLIENT, inspector.era, "protocol", connect(page, inspector.url))
         yield page
     finally:
         context.close()
@@ -86,14 +100,15 @@ def fill_stay(page: Page, dialog: Locator, guest: str, day: str) -> None:
     dialog.get_by_role("checkbox", name="Insured").check()
 
 
-def shoot(page: Page, artifacts: Path, inspector: tuple[str, str], name: str) -> None:
-    page.screenshot(path=artifacts / f"inspector-{inspector[0]}-{name}.png")
+def shoot(page: Page, artifacts: Path, inspector: Inspector, name: str) -> None:
+    page.screenshot(path=artifacts / f"inspector-{inspector.flavour}-{inspector.era}-{name}.png")
 
 
+@both_flavours
 def test_every_widget_filled_by_hand(
-    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path
+    page: Page, inspector: Inspector, observe: Observe, artifacts: Path
 ) -> None:
-    era = inspector[0]
+    era = inspector.era
     dialog = open_form(page, "plan_stay")
     observe(
         CLIENT,
@@ -110,19 +125,21 @@ def test_every_widget_filled_by_hand(
     )
 
 
+@both_flavours
 @pytest.mark.parametrize("button", ["Decline", "Cancel"])
 def test_decline_and_cancel_reach_the_tool(
-    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path, button: str
+    page: Page, inspector: Inspector, observe: Observe, artifacts: Path, button: str
 ) -> None:
     dialog = open_form(page, "plan_stay")
     dialog.get_by_role("button", name=button).click()
     assert result(page) == f"NO STAY: {button.lower()}"
 
 
+@both_flavours
 def test_invalid_values_are_reported_per_field(
-    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path
+    page: Page, inspector: Inspector, observe: Observe, artifacts: Path
 ) -> None:
-    era = inspector[0]
+    era = inspector.era
     dialog = open_form(page, "plan_stay")
     fill_stay(page, dialog, "A", "20261224")  # too short; digits only, not YYYY-MM-DD
     shoot(page, artifacts, inspector, "plan_stay-invalid")
@@ -137,16 +154,17 @@ def test_invalid_values_are_reported_per_field(
     )
 
 
+@mcp_only
 @pytest.mark.parametrize(("tick", "expected"), [(False, "ANSWER False"), (True, "ANSWER True")])
 def test_yes_no_is_one_step_either_way(
     page: Page,
-    inspector: tuple[str, str],
+    inspector: Inspector,
     observe: Observe,
     artifacts: Path,
     tick: bool,
     expected: str,
 ) -> None:
-    era = inspector[0]
+    era = inspector.era
     dialog = open_form(page, "yes_or_no")
     submit = dialog.get_by_role("button", name="Submit")
     observe(CLIENT, era, "bare_bool_submit_enabled_untouched", submit.is_enabled())
@@ -157,10 +175,11 @@ def test_yes_no_is_one_step_either_way(
     assert result(page) == expected
 
 
+@mcp_only
 def test_exclusive_bound_is_said_in_words(
-    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path
+    page: Page, inspector: Inspector, observe: Observe, artifacts: Path
 ) -> None:
-    era = inspector[0]
+    era = inspector.era
     dialog = open_form(page, "tip")
     expect(dialog.get_by_text("In euros. Must be more than 0.", exact=True)).to_be_visible(
         timeout=20_000
@@ -173,24 +192,26 @@ def test_exclusive_bound_is_said_in_words(
     assert text == "INVALID value: Must be greater than 0."
 
 
+@mcp_only
 def test_optional_fields_left_alone(
-    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path
+    page: Page, inspector: Inspector, observe: Observe, artifacts: Path
 ) -> None:
     dialog = open_form(page, "preferences")
     shoot(page, artifacts, inspector, "preferences-untouched")
     dialog.get_by_role("button", name="Submit").click()
-    observe(CLIENT, inspector[0], "untouched_optional_form", result(page))
+    observe(CLIENT, inspector.era, "untouched_optional_form", result(page))
 
 
+@mcp_only
 @pytest.mark.parametrize("field", ["Pillow", "Floor"])
 def test_a_cleared_optional_field_breaks_the_inspectors_answer(
-    page: Page, inspector: tuple[str, str], observe: Observe, artifacts: Path, field: str
+    page: Page, inspector: Inspector, observe: Observe, artifacts: Path, field: str
 ) -> None:
     # Kept last: the Inspector may give up on this call. Choosing an option and choosing
     # it again clears a select (the Inspector then sends null); typing and deleting a
     # number leaves its key undefined. Where its own SDK rejects that answer, it never
     # reaches the server, and no schema elicitkit could send avoids it: documented.
-    era = inspector[0]
+    era = inspector.era
     dialog = open_form(page, "preferences")
     if field == "Pillow":
         pick(page, dialog, "Pillow", "soft")
