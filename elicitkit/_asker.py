@@ -39,18 +39,13 @@ from elicitkit._retry import (
     corrected_params,
     kept_values,
 )
-from elicitkit._run import Channel, ToolRun, current_run
+from elicitkit._run import Channel, ToolRun, current_run, outside_a_call
 from elicitkit._timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
 from elicitkit._wire_values import sendable_text
 
 T = TypeVar("T")
 
 _ACTIONS = ("accept", "decline", "cancel")
-OUTSIDE_A_TOOL = (
-    "ask() was called outside a tool call of a server elicitkit is installed on, so there is "
-    "no client to ask. Call elicitkit.install(server) once after creating the server, and "
-    "call ask() only inside its tools."
-)
 
 
 @overload
@@ -369,7 +364,7 @@ def _current_run() -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(OUTSIDE_A_TOOL) from None
+        raise ElicitError(outside_a_call("ask()")) from None
     if run.refusal is not None:
         raise run.channel.surface(ElicitError(run.refusal))
     return run

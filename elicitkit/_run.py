@@ -87,3 +87,27 @@ class ToolRun:
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")
+
+# Set by an integration for a call that reaches a server elicitkit is installed on only
+# through a server it is not installed on (fastmcp's mount()): the installed server's name.
+reached_through_uninstalled: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "elicitkit_reached_through_uninstalled"
+)
+
+
+def outside_a_call(function: str) -> str:
+    """Why ``function`` (``ask()``, ``ask_url()``) found no call to ask in, and the fix."""
+    mounted = reached_through_uninstalled.get(None)
+    if mounted is not None:
+        return (
+            f"{function} was called in a tool of the server {mounted!r}, which elicitkit is "
+            "installed on, but the call came through a server that mounts it and that "
+            "elicitkit is not installed on, so there is no client to ask. Call "
+            "elicitkit.install(server) on the server you serve; the tools of the servers it "
+            "mounts can then ask."
+        )
+    return (
+        f"{function} was called outside a tool call of a server elicitkit is installed on, so "
+        "there is no client to ask. Call elicitkit.install(server) once after creating the "
+        f"server, and call {function} only inside its tools."
+    )

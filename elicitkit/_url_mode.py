@@ -26,7 +26,7 @@ from elicitkit._errors import ElicitationUnsupported, ElicitError, FormDefinitio
 from elicitkit._observe import log_question
 from elicitkit._replay import Carried, Replay, WireQuestion, question_digest
 from elicitkit._result import Action, ElicitResultTyped
-from elicitkit._run import ToolRun, current_run
+from elicitkit._run import ToolRun, current_run, outside_a_call
 from elicitkit._timeouts import DEFAULT_TIMEOUT, check_timeout
 from elicitkit._wire_values import sendable_text
 
@@ -255,11 +255,7 @@ def _url_run() -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(
-            "ask_url() was called outside a tool call of a server elicitkit is installed on, "
-            "so there is no client to ask. Call elicitkit.install(server) once, and call "
-            "ask_url() only inside its tools."
-        ) from None
+        raise ElicitError(outside_a_call("ask_url()")) from None
     channel = run.channel
     if channel.protocol not in ("2025-11-25", "2026-07-28"):
         raise channel.surface(

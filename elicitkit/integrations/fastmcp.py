@@ -20,18 +20,23 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Generator
+from contextlib import contextmanager
 from typing import Any
 
 import fastmcp
 import mcp_types as types
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.prompts import PromptResult
+from fastmcp.resources import ResourceResult
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from mcp.server.context import ServerMiddleware
 from mcp.shared.exceptions import MCPError
 
 from elicitkit._limits import ReplayLimits
+from elicitkit._run import current_run, reached_through_uninstalled
 from elicitkit._store import OutcomeStore
 from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
 
@@ -77,25 +82,59 @@ def install(
     # fastmcp keeps its SDK server in `_mcp_server` (its own HTTP and stdio code use it).
     chain: list[ServerMiddleware[Any]] = server._mcp_server.middleware  # pyright: ignore[reportPrivateUsage]
     install_in_chain(chain, _HOST, store=store, limits=limits)
-    if not any(isinstance(middleware, _UrlRequiredPassage) for middleware in server.middleware):
-        server.add_middleware(_UrlRequiredPassage())
+    if not any(isinstance(middleware, _Passage) for middleware in server.middleware):
+        server.add_middleware(_Passage(server.name))
 
 
-class _UrlRequiredPassage(Middleware):
-    """Sends `require_url`'s -32042 error on as that JSON-RPC error.
+class _Passage(Middleware):
+    """elicitkit's fastmcp middleware: what the SDK-layer middleware cannot do from outside.
 
-    The error reaches this middleware as a fastmcp ``ToolError``, which fastmcp would turn
-    into a tool result with the error's text. Raised as a plain ``MCPError`` instead, it
-    passes fastmcp's handler and the SDK sends it as -32042. Every other error is left as
-    fastmcp made it.
+    * It sends `require_url`'s -32042 error on as that JSON-RPC error. The error reaches it
+      as a fastmcp ``ToolError``, which fastmcp would turn into a tool result with the
+      error's text; raised as a plain ``MCPError`` instead, it passes fastmcp's handler and
+      the SDK sends it as -32042. Every other error is left as fastmcp made it.
+    * A request that reaches this server's handlers without elicitkit's SDK-layer
+      middleware came through a server that mounts this one and that elicitkit is not
+      installed on: it notes that, so ``ask()`` says so instead of "not installed".
     """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
 
     async def on_call_tool(
         self,
         context: MiddlewareContext[types.CallToolRequestParams],
         call_next: CallNext[types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
+        with self._noting_the_path():
+            try:
+                return await call_next(context)
+            except UrlRequired as error:
+                raise MCPError.from_error_data(error.error) from None
+
+    async def on_get_prompt(
+        self,
+        context: MiddlewareContext[types.GetPromptRequestParams],
+        call_next: CallNext[types.GetPromptRequestParams, PromptResult],
+    ) -> PromptResult:
+        with self._noting_the_path():
+            return await super().on_get_prompt(context, call_next)
+
+    async def on_read_resource(
+        self,
+        context: MiddlewareContext[types.ReadResourceRequestParams],
+        call_next: CallNext[types.ReadResourceRequestParams, ResourceResult],
+    ) -> ResourceResult:
+        with self._noting_the_path():
+            return await super().on_read_resource(context, call_next)
+
+    @contextmanager
+    def _noting_the_path(self) -> Generator[None]:
+        if current_run.get(None) is not None:  # the serving server has elicitkit
+            yield
+            return
+        token = reached_through_uninstalled.set(self._name)
         try:
-            return await call_next(context)
-        except UrlRequired as error:
-            raise MCPError.from_error_data(error.error) from None
+            yield
+        finally:
+            reached_through_uninstalled.reset(token)
