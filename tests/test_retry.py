@@ -11,7 +11,7 @@ import pytest
 from annotated_types import MinLen
 from mcp import Client
 
-from elicitkit import InvalidContent, ask
+from elicitkit import InvalidContent, Overrides, ask
 from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
@@ -119,6 +119,21 @@ async def test_invalid_then_valid_reasks_with_the_errors_and_the_valid_parts(
         **first["properties"]["street"],
         "default": None,
     }
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_reask_names_the_fields_by_their_per_call_titles(
+    sdk: str, mode: str, version: str
+) -> None:
+    answers = Answers({"action": "accept", "content": {"value": True}}, accept(BAD), accept(GOOD))
+    titles = {"city": "Town", "zip_code": "Postcode"}
+    text = await run(sdk, mode, version, answers, [], overrides=Overrides(titles=titles))
+    assert text == "True accept:Address(street='1 Main St', city='Oslo', zip_code='0150')"
+    assert answers.seen[2].message == (
+        "Where to?\n\nPlease correct your answer. Town: This field is required. Postcode: "
+        "Must be at least 4 characters long."
+    )
+    assert answers.seen[2].requested_schema["properties"]["city"]["title"] == "Town"
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
