@@ -69,8 +69,8 @@ async def fake_oauth() -> AsyncIterator[str]:
         await task
 
 
-def make_server(base: str, sdk: str) -> Any:
-    server = new_server(sdk, "oauth")
+def make_server(base: str, sdk: str, **options: Any) -> Any:
+    server = new_server(sdk, "oauth", **options)
 
     @server.tool()
     async def connect() -> str:
@@ -304,3 +304,24 @@ async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says
     assert checked == [cid, cid]
     assert text_of(result) == f"accept:{cid}"
     assert effects == ["connected"]
+
+
+@pytest.mark.parametrize("masked", [False, True], ids=["default", "mask_error_details"])
+async def test_require_url_reaches_fastmcps_own_client_as_the_error(masked: bool) -> None:
+    """fastmcp would report any error from a tool as a tool error (hiding its text, masked)."""
+    import fastmcp  # noqa: PLC0415
+
+    server = make_server("http://127.0.0.1:1", "fastmcp", mask_error_details=masked)
+
+    async def never(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        raise AssertionError("nothing is asked")
+
+    async with fastmcp.Client(server, mode="legacy", elicitation_handler=never) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("needs_login", {}, raise_on_error=False)
+    assert caught.value.error.code == -32042
+    data = caught.value.error.data
+    assert isinstance(data, dict)
+    [elicitation] = data["elicitations"]
+    assert elicitation["url"] == "https://acme.example/login"
+    assert elicitation["message"] == "Sign in to Acme first"
