@@ -6,8 +6,11 @@ import enum
 from typing import Any
 
 import anyio
+import fastmcp
 import mcp_types as types
 import pytest
+from fastmcp import Context as FastMCPContext
+from fastmcp.client.elicitation import ElicitResult
 from mcp import Client
 
 from elicitkit import (
@@ -236,9 +239,6 @@ async def test_fastmcp_client_on_a_fastmcp_server(
     mode: str, version: str, name: str, args: dict[str, Any], reply: Any, expected: str
 ) -> None:
     """fastmcp's own client (which checks answers against the schema) gets the same results."""
-    import fastmcp  # noqa: PLC0415
-    from fastmcp.client.elicitation import ElicitResult  # noqa: PLC0415
-
     messages: list[str] = []
 
     async def handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
@@ -260,3 +260,37 @@ async def test_fastmcp_client_on_a_fastmcp_server(
     assert isinstance(block, types.TextContent)
     assert block.text == expected
     assert len(messages) == 1
+
+
+# The SDKs warn that logging is deprecated on 2026-07-28; ctx.info is what the tool uses.
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_fastmcp_tool_using_its_context_around_a_question(mode: str, version: str) -> None:
+    server = make_server("fastmcp")
+
+    @server.tool()
+    async def delete(ctx: FastMCPContext) -> str:
+        await ctx.info("about to ask")
+        sure = await confirm("Delete 3 files?")
+        await ctx.info(f"answered {sure}")
+        return f"{sure} {ctx.request_id is not None}"
+
+    logs: list[str] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params.data["msg"])
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return accept({"confirm": True})
+
+    with anyio.fail_after(10):
+        async with Client(
+            in_memory(server), mode=mode, elicitation_callback=callback, logging_callback=on_log
+        ) as client:
+            result = await client.call_tool("delete", {})
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    assert block.text == "True True"
+    # On 2025-11-25 the log lines reach the client in order around the question; 2026-07-28
+    # has no log notifications.
+    assert logs == (["about to ask", "answered True"] if version == "2025-11-25" else [])
