@@ -7,6 +7,8 @@ tool features one of them offers: a ``ctx: Context`` parameter, ``Field(...)`` m
 from __future__ import annotations
 
 import datetime as dt
+import inspect
+import typing
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -318,3 +320,48 @@ def test_refused_at_decoration() -> None:
         "whose type admits None can be missing. Declare one like `day: date | None = None`, "
         "or remove @fill_missing."
     )
+
+
+DAYS_LEFT = Field(description="Days left")
+
+
+async def _returns_text(day: dt.date | None = None) -> str | None:
+    return str(day)
+
+
+async def _returns_any(day: dt.date | None = None) -> Any:
+    return day
+
+
+async def _returns_nothing_declared(day: dt.date | None = None):  # type: ignore[no-untyped-def]
+    return day
+
+
+async def _returns_mapping(day: dt.date | None = None) -> dict[str, int]:
+    return {"day": day.day if day else 0}
+
+
+async def _returns_annotated(day: dt.date | None = None) -> Annotated[int, DAYS_LEFT]:
+    return day.day if day else 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "widened"),
+    [
+        pytest.param(_returns_text, None, id="admits text"),
+        pytest.param(_returns_any, None, id="Any"),
+        pytest.param(_returns_nothing_declared, None, id="undeclared"),
+        pytest.param(_returns_mapping, dict[str, int] | str, id="mapping"),
+        pytest.param(_returns_annotated, Annotated[int, DAYS_LEFT] | str, id="annotated"),
+    ],
+)
+def test_declared_return_type_admits_the_text(tool: Any, widened: Any) -> None:
+    wrapped = fill_missing(tool)
+    if widened is None:  # the tool's own signature, as functools.wraps shows it
+        assert inspect.signature(wrapped) == inspect.signature(tool)
+        return
+    assert typing.get_type_hints(wrapped, include_extras=True)["return"] == widened
+    signature = inspect.signature(wrapped)
+    assert signature.return_annotation == widened
+    # The parameters are shown as the tool declares them, resolved.
+    assert signature.parameters["day"].annotation == dt.date | None
