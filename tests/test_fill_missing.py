@@ -12,6 +12,7 @@ import typing
 from typing import Annotated, Any, Literal
 
 import anyio
+import fastmcp
 import mcp_types as types
 import pytest
 from fastmcp import Context as FastMCPContext
@@ -150,6 +151,25 @@ async def test_client_without_forms_gets_told_what_to_ask(
         "This client cannot show forms, so book did not run. Ask the user for 'day' and "
         "'area', then call book again with them."
     )
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_fastmcp_client_on_a_fastmcp_server(mode: str, version: str) -> None:
+    """fastmcp's own client (which checks answers against the schema) fills the form too."""
+    asked: list[list[str]] = []
+
+    async def handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        asked.append(list(params.requested_schema["properties"]))
+        return ALL
+
+    with anyio.fail_after(10):
+        async with fastmcp.Client(
+            make_server("fastmcp"), mode=mode, elicitation_handler=handler
+        ) as client:
+            assert client.protocol_version == version
+            result = await client.call_tool("book", {"restaurant": "Maaemo"})
+    assert _text(result) == "Maaemo 2026-12-24 4 terrace ''"
+    assert asked == [["day", "guests", "area"]]
 
 
 # --------------------------------------------------------------------------------------
