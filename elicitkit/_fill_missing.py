@@ -12,15 +12,22 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar, overload
+from typing import Annotated, Any, TypeVar, cast, overload
 
 from elicitkit._asker import ask
 from elicitkit._errors import ElicitationUnsupported, FormDefinitionError
 from elicitkit._forms import form_spec
-from elicitkit._introspect import accepts_none, parameter_hints
+from elicitkit._introspect import (
+    accepts_none,
+    admitting_text,
+    parameter_default,
+    parameter_hints,
+    value_type,
+)
 from elicitkit._metadata import FormField
 from elicitkit._names import humanise
 from elicitkit._result import ElicitResultTyped
+from elicitkit.integrations import injected_by_server
 
 R = TypeVar("R")
 Tool = Callable[..., Awaitable[R]]
@@ -34,18 +41,21 @@ def fill_missing(fn: Any = None, /, *, message: str | None = None) -> Any:
     """Ask the user for the optional arguments the model left out, then run the tool.
 
     Use bare (``@fill_missing``) or with a message (``@fill_missing(message="...")``), under
-    the server's tool decorator. Every parameter whose default is ``None`` and whose type
-    admits ``None`` can be asked; the ones the model gave (not ``None``) are never asked.
-    With all given, the tool runs at once; otherwise one form asks for the missing ones,
-    each required and described by its annotation (``Annotated[..., FormField(...)]``).
+    the server's tool decorator. Every parameter whose default is ``None`` (also as
+    pydantic's ``Field(default=None, ...)``) and whose type admits ``None`` can be asked;
+    the ones the model gave (not ``None``) are never asked. Other parameters, such as the
+    server's ``ctx: Context``, are passed through. With all given, the tool runs at once;
+    otherwise one form asks for the missing ones, each required and described by its
+    annotation (``Annotated[..., FormField(...)]`` or ``Field(...)``).
 
     If the client cannot show forms, the tool does not run and returns text telling the
     model which values to get from the user before calling again; if the user declines or
-    cancels, it returns text saying so.
+    cancels, it returns text saying so. So that this text fits the tool's output schema, a
+    return type that does not admit ``str`` is declared as ``ReturnType | str``.
 
     Raises:
-        FormDefinitionError: A parameter that can be asked has no form field (checked at
-            decoration), or the function is not ``async``.
+        FormDefinitionError: A parameter that can be asked has no form field, or none can
+            be asked (checked at decoration), or the function is not ``async``.
     """
 
     def decorate(tool: Tool[R]) -> Tool[R | str]:
@@ -62,18 +72,31 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
         )
     signature = inspect.signature(tool)
     hints = parameter_hints(tool)
-    askable = {
-        name: hints[name]
-        for name, parameter in signature.parameters.items()
-        if parameter.default is None and name in hints and accepts_none(hints[name])
-    }
+    # name -> (annotation, metadata carried by a Field(...) default)
+    askable: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+    for name, parameter in signature.parameters.items():
+        default, metadata = parameter_default(parameter.default)
+        if (
+            default is None
+            and name in hints
+            and accepts_none(hints[name])
+            and not injected_by_server(value_type(hints[name]))  # ctx: Context | None = None
+        ):
+            askable[name] = (hints[name], metadata)
+    if not askable:
+        raise FormDefinitionError(
+            f"Cannot use @fill_missing on {tool.__qualname__}: none of its parameters can be "
+            "asked, since only a parameter whose default is None and whose type admits None "
+            "can be missing. Declare one like `day: date | None = None`, or remove "
+            "@fill_missing."
+        )
     forms: dict[tuple[str, ...], type] = {}
 
     def form_for(names: tuple[str, ...]) -> type:
         # One form type per set of missing names, made once: the same type every round, so
         # the question's key is stable on 2026-07-28.
         if names not in forms:
-            fields = [(name, Annotated[askable[name], FormField(required=True)]) for name in names]
+            fields = [(name, _field_type(*askable[name])) for name in names]
             made = dataclasses.make_dataclass(f"{tool.__name__}_missing", fields)
             made.__qualname__ = f"Missing arguments of {tool.__name__}"
             form_spec(made)  # a parameter elicitkit cannot ask fails here, at decoration
@@ -86,6 +109,8 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
     @functools.wraps(tool)
     async def run(*args: Any, **kwargs: Any) -> R | str:
         bound = signature.bind(*args, **kwargs)
+        for name in askable:  # a Field(default=None) default is None, not the Field
+            bound.arguments.setdefault(name, None)
         bound.apply_defaults()
         missing = tuple(name for name in askable if bound.arguments.get(name) is None)
         if missing:
@@ -107,7 +132,38 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
                 bound.arguments[name] = getattr(filled, name)
         return await tool(*bound.args, **bound.kwargs)
 
+    _declare_text_result(run, signature, hints)
     return run
+
+
+def _field_type(annotation: Any, metadata: tuple[Any, ...]) -> Any:
+    """The form field of a missing parameter: required, its Field(...) default as metadata."""
+    parts = (annotation, *metadata, FormField(required=True))
+    return cast("Any", Annotated)[parts]
+
+
+def _declare_text_result(run: Any, signature: inspect.Signature, hints: dict[str, Any]) -> None:
+    """Declare that ``run`` may return text, if the tool's return type does not admit it.
+
+    Both SDKs derive a tool's output schema from its return annotation, and the client
+    checks the result against it: ``-> int`` with our "ask the user for ..." text fails
+    there. ``functools.wraps`` made ``run`` show the tool's own annotations and signature,
+    so both are replaced, resolved (a copied string annotation would be resolved in this
+    module, where its names do not exist).
+    """
+    if "return" not in hints:
+        return
+    widened = admitting_text(hints["return"])
+    if widened is hints["return"]:
+        return
+    run.__annotations__ = {**hints, "return": widened}
+    run.__signature__ = signature.replace(
+        parameters=[
+            parameter.replace(annotation=hints.get(name, parameter.annotation))
+            for name, parameter in signature.parameters.items()
+        ],
+        return_annotation=widened,
+    )
 
 
 def _listed(names: tuple[str, ...]) -> str:

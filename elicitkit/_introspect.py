@@ -17,7 +17,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, cast
 
 import annotated_types
 import msgspec
@@ -189,6 +189,40 @@ def accepts_none(annotation: Any) -> bool:
         return _unwrap(annotation, FieldSettings(), FormDefinitionError).optional
     except FormDefinitionError:
         return False
+
+
+def value_type(annotation: Any) -> Any:
+    """Return the one type an annotation holds, aliases, ``Annotated`` and ``| None`` peeled.
+
+    ``None`` if it holds no single type (a union of several, or ``None`` alone).
+    """
+    try:
+        return _unwrap(annotation, FieldSettings(), FormDefinitionError).core
+    except FormDefinitionError:
+        return None
+
+
+def parameter_default(default: Any) -> tuple[Any, tuple[Any, ...]]:
+    """Return a parameter's default and the field metadata its default carries.
+
+    Both SDKs take pydantic's ``Field(default=..., description=...)`` as a tool parameter's
+    default: its own default counts (``inspect.Parameter.empty`` if it has none), and the
+    ``Field`` itself is metadata, like one inside ``Annotated``.
+    """
+    if isinstance(default, PydanticFieldInfo):
+        value: Any = default.default
+        return (inspect.Parameter.empty if value is PydanticUndefined else value), (default,)
+    return default, ()
+
+
+def admitting_text(annotation: Any) -> Any:
+    """Return a return annotation widened to ``annotation | str``, unless it admits text."""
+    annotated = typing.get_origin(annotation) is typing.Annotated
+    inner = typing.get_args(annotation)[0] if annotated else annotation
+    options = typing.get_args(inner) if typing.get_origin(inner) in _UNION_ORIGINS else (inner,)
+    if any(option in (str, Any, object) for option in options):
+        return annotation
+    return cast("Any", Union)[annotation, str]
 
 
 def _dataclass_fields(tp: type) -> list[FieldSpec]:

@@ -33,3 +33,11 @@ def new_server(sdk: str, name: str = "test", **options: Any) -> Any:
 def in_memory(server: Any) -> Any:
     """What ``mcp.Client(...)`` takes to connect to ``server`` in memory."""
     return client_target(server)
+
+
+def escaped_error_text(sdk: str, tool: str, text: str) -> str:
+    """What a client reads when an elicitkit error with ``text`` escapes ``tool`` on ``sdk``.
+
+    The official SDK prefixes its tool errors; fastmcp shows a ``ToolError``'s bare text.
+    """
+    return f"Error executing tool {tool}: {text}" if sdk == "mcp" else text

@@ -1,17 +1,27 @@
-"""@fill_missing: the user is asked for exactly the optional arguments the model left out."""
+"""@fill_missing: the user is asked for exactly the optional arguments the model left out.
+
+Every test that calls a tool runs on both server SDKs (the ``sdk`` fixture), including the
+tool features one of them offers: a ``ctx: Context`` parameter, ``Field(...)`` metadata.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import inspect
+import typing
 from typing import Annotated, Any, Literal
 
 import anyio
+import fastmcp
 import mcp_types as types
 import pytest
+from fastmcp import Context as FastMCPContext
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context as MCPContext
+from pydantic import Field
 
-from elicitkit import FormDefinitionError, FormField, fill_missing, install
+from elicitkit import FormDefinitionError, FormField, fill_missing
+from tests.sdks import in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 pytestmark = pytest.mark.anyio
@@ -27,29 +37,36 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def make_server() -> MCPServer:
-    server = install(MCPServer("fill"))
+async def book(
+    restaurant: str,
+    day: dt.date | None = None,
+    guests: Annotated[int | None, FormField(description="You included")] = None,
+    area: Literal["inside", "terrace"] | None = None,
+    note: str = "",
+) -> str:
+    """Book a table."""
+    return f"{restaurant} {day} {guests} {area} {note!r}"
 
-    @server.tool()
-    @fill_missing
-    async def book(
-        restaurant: str,
-        day: dt.date | None = None,
-        guests: Annotated[int | None, FormField(description="You included")] = None,
-        area: Literal["inside", "terrace"] | None = None,
-        note: str = "",
-    ) -> str:
-        """Book a table."""
-        return f"{restaurant} {day} {guests} {area} {note!r}"
 
+def make_server(sdk: str, *, decorate: bool = True) -> Any:
+    server = new_server(sdk, "fill")
+    server.tool()(fill_missing(book) if decorate else book)
     return server
 
 
+async def tool_schemas(server: Any) -> list[tuple[str, Any, Any]]:
+    """Each tool's name, input schema and output schema, as a client sees them."""
+    async with Client(in_memory(server), mode="legacy") as client:
+        tools = (await client.list_tools()).tools
+    return [(tool.name, tool.input_schema, tool.output_schema) for tool in tools]
+
+
+DAY = dt.date(2026, 12, 24)
 ALL = {"day": "2026-12-24", "guests": 4, "area": "terrace"}
 
 
 async def _call(
-    mode: str, args: dict[str, Any], result: types.ElicitResult | None
+    sdk: str, mode: str, args: dict[str, Any], result: types.ElicitResult | None
 ) -> tuple[types.CallToolResult, list[Any], list[Any]]:
     seen: list[Any] = []
 
@@ -60,7 +77,7 @@ async def _call(
 
     extra = {} if result is None else {"elicitation_callback": callback}
     with anyio.fail_after(10):
-        async with Client(make_server(), mode=mode, **extra) as client:
+        async with Client(in_memory(make_server(sdk)), mode=mode, **extra) as client:
             tools = (await client.list_tools()).tools
             answer = await client.call_tool("book", args)
     return answer, seen, tools
@@ -73,21 +90,24 @@ def _text(result: types.CallToolResult) -> str:
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_nothing_missing_runs_at_once(mode: str, version: str) -> None:
-    result, seen, tools = await _call(mode, {"restaurant": "Maaemo", **ALL}, None)
+async def test_nothing_missing_runs_at_once(sdk: str, mode: str, version: str) -> None:
+    result, seen, tools = await _call(sdk, mode, {"restaurant": "Maaemo", **ALL}, None)
     assert _text(result) == "Maaemo 2026-12-24 4 terrace ''"
     assert seen == []
-    # The input schema the model sees is the tool's own.
+    # The input schema the model sees is the tool's own, exactly as without the decorator.
     schema = tools[0].input_schema
     assert set(schema["properties"]) == {"restaurant", "day", "guests", "area", "note"}
     assert schema["required"] == ["restaurant"]
+    assert await tool_schemas(make_server(sdk)) == await tool_schemas(
+        make_server(sdk, decorate=False)
+    )
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_one_missing_is_asked_alone(mode: str, version: str) -> None:
+async def test_one_missing_is_asked_alone(sdk: str, mode: str, version: str) -> None:
     given = {"restaurant": "Maaemo", "day": "2026-12-24", "area": "inside", "note": "window"}
     answer = types.ElicitResult(action="accept", content={"guests": 2})
-    result, [params], _ = await _call(mode, given, answer)
+    result, [params], _ = await _call(sdk, mode, given, answer)
     assert _text(result) == "Maaemo 2026-12-24 2 inside 'window'"
     assert params.message == "Book needs a few more details."
     assert params.requested_schema == {
@@ -101,9 +121,9 @@ async def test_one_missing_is_asked_alone(mode: str, version: str) -> None:
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_all_missing_asked_in_one_form(mode: str, version: str) -> None:
+async def test_all_missing_asked_in_one_form(sdk: str, mode: str, version: str) -> None:
     answer = types.ElicitResult(action="accept", content=ALL)
-    result, [params], _ = await _call(mode, {"restaurant": "Maaemo"}, answer)
+    result, [params], _ = await _call(sdk, mode, {"restaurant": "Maaemo"}, answer)
     assert _text(result) == "Maaemo 2026-12-24 4 terrace ''"
     schema = params.requested_schema
     assert list(schema["properties"]) == ["day", "guests", "area"]
@@ -113,22 +133,178 @@ async def test_all_missing_asked_in_one_form(mode: str, version: str) -> None:
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_declined(mode: str, version: str) -> None:
+async def test_declined(sdk: str, mode: str, version: str) -> None:
     answer = types.ElicitResult(action="decline")
-    result, _, _ = await _call(mode, {"restaurant": "Maaemo", "day": "2026-12-24"}, answer)
+    result, _, _ = await _call(sdk, mode, {"restaurant": "Maaemo", "day": "2026-12-24"}, answer)
     assert _text(result) == (
         "The user did not give 'guests' and 'area' (decline), so book did not run."
     )
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_client_without_forms_gets_told_what_to_ask(mode: str, version: str) -> None:
-    result, _, _ = await _call(mode, {"restaurant": "Maaemo", "guests": 3}, None)
+async def test_client_without_forms_gets_told_what_to_ask(
+    sdk: str, mode: str, version: str
+) -> None:
+    result, _, _ = await _call(sdk, mode, {"restaurant": "Maaemo", "guests": 3}, None)
     assert not result.is_error
     assert _text(result) == (
         "This client cannot show forms, so book did not run. Ask the user for 'day' and "
         "'area', then call book again with them."
     )
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_fastmcp_client_on_a_fastmcp_server(mode: str, version: str) -> None:
+    """fastmcp's own client (which checks answers against the schema) fills the form too."""
+    asked: list[list[str]] = []
+
+    async def handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        asked.append(list(params.requested_schema["properties"]))
+        return ALL
+
+    with anyio.fail_after(10):
+        async with fastmcp.Client(
+            make_server("fastmcp"), mode=mode, elicitation_handler=handler
+        ) as client:
+            assert client.protocol_version == version
+            result = await client.call_tool("book", {"restaurant": "Maaemo"})
+    assert _text(result) == "Maaemo 2026-12-24 4 terrace ''"
+    assert asked == [["day", "guests", "area"]]
+
+
+# --------------------------------------------------------------------------------------
+# The SDKs' own tool features: a ctx parameter, Field(...) metadata, a non-text result
+# --------------------------------------------------------------------------------------
+
+Nights = Annotated[int | None, Field(description="Nights away", ge=1)]
+BUDGET = Field(default=None, description="Budget in euros")
+
+
+def context_server(sdk: str, *, decorate: bool = True) -> Any:
+    """Tools taking the SDK's Context (also optional), and Field metadata, returning an int."""
+    server = new_server(sdk, "context")
+    maybe = fill_missing if decorate else (lambda tool: tool)
+    if sdk == "fastmcp":
+
+        @server.tool()
+        @maybe
+        async def plan(
+            ctx: FastMCPContext, trip: str, nights: Nights = None, budget: int | None = BUDGET
+        ) -> int:
+            await ctx.info(f"planning {trip}")
+            return (nights or 0) * (budget or 0)
+
+        @server.tool()
+        @maybe
+        async def remind(ctx: FastMCPContext | None = None, when: dt.date | None = None) -> str:
+            return f"{when} {ctx is not None}"
+
+    else:
+
+        @server.tool()
+        @maybe
+        async def plan(
+            ctx: MCPContext, trip: str, nights: Nights = None, budget: int | None = BUDGET
+        ) -> int:
+            await ctx.info(f"planning {trip}")
+            return (nights or 0) * (budget or 0)
+
+        @server.tool()
+        @maybe
+        async def remind(ctx: MCPContext | None = None, when: dt.date | None = None) -> str:
+            return f"{when} {ctx is not None}"
+
+    return server
+
+
+async def _call_context_tool(
+    sdk: str, mode: str, name: str, args: dict[str, Any], answer: dict[str, Any] | None
+) -> tuple[types.CallToolResult, list[Any], list[str]]:
+    seen: list[Any] = []
+    logs: list[str] = []
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        seen.append(params)
+        return types.ElicitResult(action="accept", content=answer)
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        data = params.data  # the official SDK logs the text, fastmcp {"msg": text, ...}
+        logs.append(data["msg"] if isinstance(data, dict) else data)
+
+    extra = {} if answer is None else {"elicitation_callback": callback}
+    with anyio.fail_after(10):
+        async with Client(
+            in_memory(context_server(sdk)), mode=mode, logging_callback=on_log, **extra
+        ) as client:
+            result = await client.call_tool(name, args)
+    return result, seen, logs
+
+
+# The SDKs warn that logging is deprecated on 2026-07-28; ctx.info is what the tool uses.
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_tool_with_context_and_field_metadata(sdk: str, mode: str, version: str) -> None:
+    answer = {"nights": 3, "budget": 500}
+    result, [params], logs = await _call_context_tool(sdk, mode, "plan", {"trip": "Oslo"}, answer)
+    assert not result.is_error
+    assert _text(result) == "1500"
+    assert result.structured_content == {"result": 1500}
+    assert params.requested_schema == {
+        "type": "object",
+        "properties": {
+            "nights": {
+                "type": "integer",
+                "title": "Nights",
+                "description": "Nights away",
+                "minimum": 1,
+            },
+            "budget": {"type": "integer", "title": "Budget", "description": "Budget in euros"},
+        },
+        "required": ["nights", "budget"],
+    }
+    assert_spec_valid(params.requested_schema, version)
+    # The tool body ran once, after the answer, with the server's context.
+    assert logs == (["planning Oslo"] if version == "2025-11-25" else [])
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_optional_server_context_is_passed_not_asked(
+    sdk: str, mode: str, version: str
+) -> None:
+    answer = {"when": "2026-12-24"}
+    result, [params], _ = await _call_context_tool(sdk, mode, "remind", {}, answer)
+    assert _text(result) == "2026-12-24 True"
+    assert list(params.requested_schema["properties"]) == ["when"]
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_client_without_forms_gets_the_text_whatever_the_return_type(
+    sdk: str, mode: str, version: str
+) -> None:
+    result, _, _ = await _call_context_tool(sdk, mode, "plan", {"trip": "Oslo"}, None)
+    text = (
+        "This client cannot show forms, so plan did not run. Ask the user for 'nights' and "
+        "'budget', then call plan again with them."
+    )
+    assert not result.is_error
+    assert _text(result) == text
+    assert result.structured_content == {"result": text}
+
+
+async def test_context_tools_keep_their_input_schema(sdk: str) -> None:
+    decorated = await tool_schemas(context_server(sdk))
+    plain = await tool_schemas(context_server(sdk, decorate=False))
+    assert [(name, inputs) for name, inputs, _ in decorated] == [
+        (name, inputs) for name, inputs, _ in plain
+    ]
+    [plan_inputs] = [inputs for name, inputs, _ in decorated if name == "plan"]
+    assert set(plan_inputs["properties"]) == {"trip", "nights", "budget"}  # no ctx
+    assert plan_inputs["properties"]["budget"]["description"] == "Budget in euros"
+    # Only the output schema of `-> int` widens, to admit the text for a no-forms client.
+    [(_, _, before)] = [entry for entry in plain if entry[0] == "plan"]
+    [(_, _, after)] = [entry for entry in decorated if entry[0] == "plan"]
+    assert before["properties"]["result"]["type"] == "integer"
+    assert after["properties"]["result"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
 
 
 def test_refused_at_decoration() -> None:
@@ -152,3 +328,60 @@ def test_refused_at_decoration() -> None:
         "dict[str, int] is a nested mapping, and MCP forms are flat. Declare one field per "
         "key instead."
     )
+
+    async def nothing_to_ask(ctx: MCPContext | None = None, day: dt.date = DAY) -> str:
+        return str(day)
+
+    with pytest.raises(FormDefinitionError) as caught:
+        fill_missing(nothing_to_ask)
+    assert str(caught.value) == (
+        "Cannot use @fill_missing on test_refused_at_decoration.<locals>.nothing_to_ask: none "
+        "of its parameters can be asked, since only a parameter whose default is None and "
+        "whose type admits None can be missing. Declare one like `day: date | None = None`, "
+        "or remove @fill_missing."
+    )
+
+
+DAYS_LEFT = Field(description="Days left")
+
+
+async def _returns_text(day: dt.date | None = None) -> str | None:
+    return str(day)
+
+
+async def _returns_any(day: dt.date | None = None) -> Any:
+    return day
+
+
+async def _returns_nothing_declared(day: dt.date | None = None):  # type: ignore[no-untyped-def]
+    return day
+
+
+async def _returns_mapping(day: dt.date | None = None) -> dict[str, int]:
+    return {"day": day.day if day else 0}
+
+
+async def _returns_annotated(day: dt.date | None = None) -> Annotated[int, DAYS_LEFT]:
+    return day.day if day else 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "widened"),
+    [
+        pytest.param(_returns_text, None, id="admits text"),
+        pytest.param(_returns_any, None, id="Any"),
+        pytest.param(_returns_nothing_declared, None, id="undeclared"),
+        pytest.param(_returns_mapping, dict[str, int] | str, id="mapping"),
+        pytest.param(_returns_annotated, Annotated[int, DAYS_LEFT] | str, id="annotated"),
+    ],
+)
+def test_declared_return_type_admits_the_text(tool: Any, widened: Any) -> None:
+    wrapped = fill_missing(tool)
+    if widened is None:  # the tool's own signature, as functools.wraps shows it
+        assert inspect.signature(wrapped) == inspect.signature(tool)
+        return
+    assert typing.get_type_hints(wrapped, include_extras=True)["return"] == widened
+    signature = inspect.signature(wrapped)
+    assert signature.return_annotation == widened
+    # The parameters are shown as the tool declares them, resolved.
+    assert signature.parameters["day"].annotation == dt.date | None

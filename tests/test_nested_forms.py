@@ -1,4 +1,7 @@
-"""Nested forms: flattened into prefixed wire keys, titled with their path, rebuilt on decode."""
+"""Nested forms: flattened into prefixed wire keys, titled with their path, rebuilt on decode.
+
+The round trip through a real server runs on both server SDKs (the ``sdk`` fixture).
+"""
 
 from __future__ import annotations
 
@@ -6,20 +9,25 @@ import dataclasses
 import itertools
 from typing import Any, Literal
 
+import anyio
+import mcp_types as types
 import msgspec
 import pydantic
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp import Client
 from typing_extensions import NotRequired, TypedDict
 
 from elicitkit import (
     PROTOCOL_VERSIONS,
     FormDefinitionError,
     InvalidContent,
+    ask,
     parse_content,
     requested_schema,
 )
+from tests.sdks import in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 
@@ -282,3 +290,82 @@ def test_nested_round_trip(case: tuple[Any, Any, dict[str, Any]]) -> None:
     assert list(schema["properties"]) == list(wire)
     assert_spec_valid(schema, "2025-11-25")
     assert parse_content(form, wire) == expected
+
+
+# --------------------------------------------------------------------------------------
+# Through a real server: both eras, both server SDKs
+# --------------------------------------------------------------------------------------
+
+ERAS = [
+    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
+    pytest.param("auto", "2026-07-28", id="2026-07-28"),
+]
+CUSTOMER_ANSWER = {
+    "name": "Ada",
+    "address_street": "1 Main St",
+    "address_city": "Oslo",
+    "address_geo_lat": 59.9,
+    "address_geo_lon": 10.7,
+    "billing_street": "2 Side St",
+    "billing_city": "Bergen",
+    "billing_country": "SE",
+}
+
+
+def nested_server(sdk: str) -> Any:
+    server = new_server(sdk, "nested")
+
+    @server.tool()
+    async def register() -> str:
+        try:
+            answer = await ask(Customer, "Who are you?", retries=0)
+        except InvalidContent as problem:
+            return "invalid: " + " | ".join(f"{e.field}={e.message}" for e in problem.errors)
+        return repr(answer.unwrap())
+
+    return server
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        pytest.param(
+            CUSTOMER_ANSWER,
+            repr(
+                Customer(
+                    "Ada",
+                    Address("1 Main St", "Oslo", "NO", Geo(59.9, 10.7)),
+                    Address("2 Side St", "Bergen", "SE"),
+                )
+            ),
+            id="round trip",
+        ),
+        pytest.param(
+            {**CUSTOMER_ANSWER, "billing_street": ""},
+            "invalid: billing_street=Required when any of Billing is filled in.",
+            id="partly filled group",
+        ),
+    ],
+)
+async def test_nested_round_trip_through_a_server(
+    sdk: str, mode: str, version: str, answer: dict[str, Any], expected: str
+) -> None:
+    seen: list[Any] = []
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        seen.append(params)
+        return types.ElicitResult(action="accept", content=answer)
+
+    with anyio.fail_after(10):
+        async with Client(
+            in_memory(nested_server(sdk)), mode=mode, elicitation_callback=callback
+        ) as client:
+            assert client.protocol_version == version
+            result = await client.call_tool("register", {})
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    assert block.text == expected
+    [params] = seen
+    assert params.requested_schema == requested_schema(Customer, protocol=version)

@@ -1,4 +1,4 @@
-"""confirm(), choose() and ask_text() inside real tools, with the real client, on both eras."""
+"""confirm(), choose() and ask_text() in real tools, real client, both eras, both server SDKs."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import enum
 from typing import Any
 
 import anyio
+import fastmcp
 import mcp_types as types
 import pytest
+from fastmcp import Context as FastMCPContext
+from fastmcp.client.elicitation import ElicitResult
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 from elicitkit import (
     FormDefinitionError,
@@ -17,8 +19,8 @@ from elicitkit import (
     ask_text,
     choose,
     confirm,
-    install,
 )
+from tests.sdks import in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 pytestmark = pytest.mark.anyio
@@ -39,8 +41,8 @@ class Colour(enum.Enum):
     DARK_BLUE = "dark-blue"
 
 
-def make_server() -> MCPServer:
-    server = install(MCPServer("oneliners"))
+def make_server(sdk: str) -> Any:
+    server = new_server(sdk, "oneliners")
 
     @server.tool()
     async def yes_no(default: bool = False) -> str:
@@ -79,7 +81,7 @@ def make_server() -> MCPServer:
 
 
 async def _call(
-    mode: str, name: str, args: dict[str, Any], result: types.ElicitResult
+    sdk: str, mode: str, name: str, args: dict[str, Any], result: types.ElicitResult
 ) -> tuple[str, list[Any]]:
     seen: list[Any] = []
 
@@ -88,7 +90,8 @@ async def _call(
         return result
 
     with anyio.fail_after(10):
-        async with Client(make_server(), mode=mode, elicitation_callback=callback) as client:
+        server = in_memory(make_server(sdk))
+        async with Client(server, mode=mode, elicitation_callback=callback) as client:
             answer = await client.call_tool(name, args)
     [block] = answer.content
     assert isinstance(block, types.TextContent)
@@ -113,9 +116,9 @@ def accept(content: dict[str, Any] | None) -> types.ElicitResult:
     ],
 )
 async def test_confirm(
-    mode: str, version: str, default: bool, result: types.ElicitResult, expected: str
+    sdk: str, mode: str, version: str, default: bool, result: types.ElicitResult, expected: str
 ) -> None:
-    text, [params] = await _call(mode, "yes_no", {"default": default}, result)
+    text, [params] = await _call(sdk, mode, "yes_no", {"default": default}, result)
     assert text == expected
     assert params.message == "Delete 3 files?"
     assert params.requested_schema == {
@@ -154,9 +157,9 @@ async def test_confirm(
     ],
 )
 async def test_choose(
-    mode: str, version: str, kind: str, answer: str, expected: str, field: dict[str, Any]
+    sdk: str, mode: str, version: str, kind: str, answer: str, expected: str, field: dict[str, Any]
 ) -> None:
-    text, asked = await _call(mode, "pick", {"kind": kind}, accept({"value": answer}))
+    text, asked = await _call(sdk, mode, "pick", {"kind": kind}, accept({"value": answer}))
     assert text == expected
     # Not an option: asked again twice (ask()'s default retries=2), then it gives up.
     assert len(asked) == (3 if expected.startswith("invalid") else 1)
@@ -169,16 +172,18 @@ async def test_choose(
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 @pytest.mark.parametrize("action", ["decline", "cancel"])
-async def test_choose_and_ask_text_not_accepted(mode: str, version: str, action: Any) -> None:
-    text, _ = await _call(mode, "pick", {"kind": "enum"}, types.ElicitResult(action=action))
+async def test_choose_and_ask_text_not_accepted(
+    sdk: str, mode: str, version: str, action: Any
+) -> None:
+    text, _ = await _call(sdk, mode, "pick", {"kind": "enum"}, types.ElicitResult(action=action))
     assert text == "None"
-    text, _ = await _call(mode, "text", {}, types.ElicitResult(action=action))
+    text, _ = await _call(sdk, mode, "text", {}, types.ElicitResult(action=action))
     assert text == "None"
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_ask_text(mode: str, version: str) -> None:
-    text, [params] = await _call(mode, "text", {}, accept({"value": "Grace"}))
+async def test_ask_text(sdk: str, mode: str, version: str) -> None:
+    text, [params] = await _call(sdk, mode, "text", {}, accept({"value": "Grace"}))
     assert text == "'Grace'"
     assert params.requested_schema == {
         "type": "object",
@@ -188,7 +193,7 @@ async def test_ask_text(mode: str, version: str) -> None:
         "required": ["value"],
     }
     assert_spec_valid(params.requested_schema, version)
-    text, _ = await _call(mode, "text", {}, accept({"value": "Augusta"}))
+    text, _ = await _call(sdk, mode, "text", {}, accept({"value": "Augusta"}))
     assert text == "invalid: value=Must be at most 5 characters long."
 
 
@@ -211,8 +216,81 @@ async def test_ask_text(mode: str, version: str) -> None:
     ],
 )
 async def test_refused_before_anything_is_sent(
-    mode: str, version: str, which: str, message: str
+    sdk: str, mode: str, version: str, which: str, message: str
 ) -> None:
-    text, seen = await _call(mode, "bad", {"which": which}, accept({}))
+    text, seen = await _call(sdk, mode, "bad", {"which": which}, accept({}))
     assert text == message
     assert seen == []
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+@pytest.mark.parametrize(
+    ("name", "args", "reply", "expected"),
+    [
+        pytest.param("yes_no", {"default": True}, {}, "True", id="confirm, empty accept"),
+        pytest.param("yes_no", {"default": False}, {"confirm": True}, "True", id="confirm"),
+        pytest.param("yes_no", {"default": True}, "decline", "False", id="confirm, decline"),
+        pytest.param("pick", {"kind": "mapping"}, {"value": "team"}, "'team'", id="choose"),
+        pytest.param("pick", {"kind": "enum"}, "cancel", "None", id="choose, cancel"),
+        pytest.param("text", {}, {"value": "Grace"}, "'Grace'", id="ask_text"),
+    ],
+)
+async def test_fastmcp_client_on_a_fastmcp_server(
+    mode: str, version: str, name: str, args: dict[str, Any], reply: Any, expected: str
+) -> None:
+    """fastmcp's own client (which checks answers against the schema) gets the same results."""
+    messages: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        messages.append(message)
+        return (
+            ElicitResult(action=reply)
+            if isinstance(reply, str)
+            else ElicitResult(action="accept", content=reply)
+        )
+
+    with anyio.fail_after(10):
+        async with fastmcp.Client(
+            make_server("fastmcp"), mode=mode, elicitation_handler=handler
+        ) as client:
+            assert client.protocol_version == version
+            result = await client.call_tool(name, args, raise_on_error=False)
+    assert not result.is_error
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    assert block.text == expected
+    assert len(messages) == 1
+
+
+# The SDKs warn that logging is deprecated on 2026-07-28; ctx.info is what the tool uses.
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_fastmcp_tool_using_its_context_around_a_question(mode: str, version: str) -> None:
+    server = make_server("fastmcp")
+
+    @server.tool()
+    async def delete(ctx: FastMCPContext) -> str:
+        await ctx.info("about to ask")
+        sure = await confirm("Delete 3 files?")
+        await ctx.info(f"answered {sure}")
+        return f"{sure} {ctx.request_id is not None}"
+
+    logs: list[str] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params.data["msg"])
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return accept({"confirm": True})
+
+    with anyio.fail_after(10):
+        async with Client(
+            in_memory(server), mode=mode, elicitation_callback=callback, logging_callback=on_log
+        ) as client:
+            result = await client.call_tool("delete", {})
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    assert block.text == "True True"
+    # On 2025-11-25 the log lines reach the client in order around the question; 2026-07-28
+    # has no log notifications.
+    assert logs == (["about to ask", "answered True"] if version == "2025-11-25" else [])

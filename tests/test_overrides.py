@@ -12,7 +12,6 @@ import mcp_types as types
 import pydantic
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 from elicitkit import (
     FormDefinitionError,
@@ -20,10 +19,10 @@ from elicitkit import (
     InvalidContent,
     Overrides,
     ask,
-    install,
     parse_content,
     requested_schema,
 )
+from tests.sdks import escaped_error_text, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 
@@ -247,7 +246,7 @@ def test_refused_overrides(overrides: Overrides, message: str) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Through real calls, on both eras
+# Through real calls, on both eras and both server SDKs
 # --------------------------------------------------------------------------------------
 
 ERAS = [
@@ -256,8 +255,8 @@ ERAS = [
 ]
 
 
-def make_server() -> MCPServer:
-    server = install(MCPServer("overrides"))
+def make_server(sdk: str, **options: Any) -> Any:
+    server = new_server(sdk, "overrides", **options)
 
     @server.tool()
     async def order(regions: list[str]) -> str:
@@ -278,7 +277,9 @@ def make_server() -> MCPServer:
     return server
 
 
-async def _call(mode: str, name: str, args: dict[str, Any], answer: dict[str, Any]) -> Any:
+async def _call(
+    sdk: str, mode: str, name: str, args: dict[str, Any], answer: dict[str, Any]
+) -> Any:
     seen: list[Any] = []
 
     async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -286,31 +287,51 @@ async def _call(mode: str, name: str, args: dict[str, Any], answer: dict[str, An
         return types.ElicitResult(action="accept", content=answer)
 
     with anyio.fail_after(10):
-        async with Client(make_server(), mode=mode, elicitation_callback=callback) as client:
+        server = in_memory(make_server(sdk))
+        async with Client(server, mode=mode, elicitation_callback=callback) as client:
             result = await client.call_tool(name, args)
     return result, seen
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_per_call_options_through_a_real_call(mode: str, version: str) -> None:
+async def test_per_call_options_through_a_real_call(sdk: str, mode: str, version: str) -> None:
     regions = ["eu-north", "eu-west"]
-    result, seen = await _call(mode, "order", {"regions": regions}, GOOD)
+    result, seen = await _call(sdk, mode, "order", {"regions": regions}, GOOD)
     assert result.content[0].text == "eu-west/team/1"
     assert seen[0].requested_schema["properties"]["region"]["enum"] == regions
     assert_spec_valid(seen[0].requested_schema, version)
     # An answer outside this call's options is refused on decode.
-    result, _ = await _call(mode, "order", {"regions": ["us-east"]}, GOOD)
+    result, _ = await _call(sdk, mode, "order", {"regions": ["us-east"]}, GOOD)
     assert result.content[0].text == ("invalid: region=Must be one of 'us-east'; got 'eu-west'.")
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_unknown_field_refused_before_anything_is_sent(mode: str, version: str) -> None:
-    result, seen = await _call(mode, "typo", {}, GOOD)
+async def test_unknown_field_refused_before_anything_is_sent(
+    sdk: str, mode: str, version: str
+) -> None:
+    result, seen = await _call(sdk, mode, "typo", {}, GOOD)
     assert seen == []
     assert result.is_error
-    assert result.content[0].text == (
-        "Error executing tool typo: Cannot ask Order with overrides: 'regoin' is not a field "
-        "of Order. Name its fields as declared: 'region', 'plan', 'extras', 'quantity', 'note'."
+    assert result.content[0].text == escaped_error_text(
+        sdk,
+        "typo",
+        "Cannot ask Order with overrides: 'regoin' is not a field of Order. Name its fields "
+        "as declared: 'region', 'plan', 'extras', 'quantity', 'note'.",
     )
+
+
+@pytest.mark.anyio
+async def test_refusal_text_survives_fastmcp_error_masking() -> None:
+    """With mask_error_details=True fastmcp hides every error's text but a ToolError's."""
+    server = in_memory(make_server("fastmcp", mask_error_details=True))
+
+    async def never(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        raise AssertionError("nothing is asked")
+
+    with anyio.fail_after(10):
+        async with Client(server, mode="auto", elicitation_callback=never) as client:
+            result = await client.call_tool("typo", {})
+    assert result.is_error
+    assert result.content[0].text.startswith("Cannot ask Order with overrides: 'regoin' is not")

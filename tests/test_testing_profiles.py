@@ -2,6 +2,8 @@
 
 Uses the kit exactly as an author would: the pytest plugin's ``elicit_connect`` (one run per
 era) and ``elicit_profile`` (one run per profile) fixtures, the real SDK client in memory.
+Each example runs as written (official SDK) and with its tool on a fastmcp server (the
+``sdk`` fixture), which ``connect()`` takes as it is.
 """
 
 from __future__ import annotations
@@ -17,12 +19,23 @@ from mcp.shared.exceptions import MCPError
 
 import elicitkit
 from elicitkit.testing import PROFILES, ClientProfile, ScriptedUser, accept
+from tests.sdks import escaped_error_text, new_server
 from tests.test_stdio import BOOKING, SHIPPING, _load_example
 
 pytestmark = pytest.mark.anyio
 
 shipping = _load_example(SHIPPING)
 booking = _load_example(BOOKING)
+
+
+def example_server(sdk: str, example: Any) -> Any:
+    """The example's own server, or a fastmcp server with the example's tool on it."""
+    if sdk == "mcp":
+        return example.server
+    twin = new_server("fastmcp", example.server.name)
+    twin.tool()(example.ship if example is shipping else example.book_table)
+    return twin
+
 
 ADDRESS = {
     "name": "Ada Lovelace",
@@ -34,16 +47,16 @@ ADDRESS = {
 SHIPPED = "Shipping a teapot to Ada Lovelace, 1 Main Street, 0150 Oslo (express)."
 NO_FORMS = "This client cannot show forms; ask the user for the address and call again."
 TIMED_OUT = (
-    "Error executing tool ship: The client answered the form with an error instead of an "
-    "answer: Request timed out (code -32001)."
+    "The client answered the form with an error instead of an answer: Request timed out "
+    "(code -32001)."
 )  # the client's own timeout: an error it sent, not ask()'s (which says so in words)
 NO_CONTENT = (
-    "Error executing tool ship: The answer to ShippingAddress has 4 problems: name: This "
-    "field is required. street: This field is required. city: This field is required. "
-    "zip_code: This field is required."
+    "The answer to ShippingAddress has 4 problems: name: This field is required. street: "
+    "This field is required. city: This field is required. zip_code: This field is required."
 )
 
-# What the shipping tool returns for each profile, and how many forms the client saw.
+# What the shipping tool returns for each profile (an error's text, as escaped_error_text
+# frames it), and how many forms the client saw.
 SHIPPING_OUTCOMES: dict[str, tuple[str, int]] = {
     "no-elicitation": (NO_FORMS, 0),
     "form-only": (SHIPPED, 2),
@@ -92,9 +105,11 @@ def test_every_profile_is_a_known_behaviour() -> None:
     assert all(profile.evidence for profile in PROFILES.values())
 
 
-async def test_shipping_well_behaved_client(elicit_connect: Any, elicit_protocol: str) -> None:
+async def test_shipping_well_behaved_client(
+    sdk: str, elicit_connect: Any, elicit_protocol: str
+) -> None:
     user = shipping_user()
-    async with elicit_connect(shipping.server, user=user) as client:
+    async with elicit_connect(example_server(sdk, shipping), user=user) as client:
         assert client.protocol_version == elicit_protocol
         result = await client.call_tool("ship", {"item": "a teapot"})
     assert text_of(result) == SHIPPED
@@ -107,12 +122,12 @@ async def test_shipping_well_behaved_client(elicit_connect: Any, elicit_protocol
 
 
 async def test_shipping_on_every_profile(
-    elicit_connect: Any, elicit_protocol: str, elicit_profile: ClientProfile
+    sdk: str, elicit_connect: Any, elicit_protocol: str, elicit_profile: ClientProfile
 ) -> None:
     user = shipping_user()
     expected, shown = SHIPPING_OUTCOMES[elicit_profile.name]
     async with elicit_connect(
-        shipping.server, user=user, profile=elicit_profile, hang_seconds=0.05
+        example_server(sdk, shipping), user=user, profile=elicit_profile, hang_seconds=0.05
     ) as client:
         version = spoken(elicit_profile, elicit_protocol)
         assert client.protocol_version == version
@@ -122,8 +137,10 @@ async def test_shipping_on_every_profile(
                 await client.call_tool("ship", {"item": "a teapot"})
         else:
             result = await client.call_tool("ship", {"item": "a teapot"})
-            assert text_of(result) == expected
-            assert result.is_error == expected.startswith("Error")
+            failed = expected in (TIMED_OUT, NO_CONTENT)
+            framed = escaped_error_text(sdk, "ship", expected) if failed else expected
+            assert text_of(result) == framed
+            assert result.is_error == failed
     assert len(user.requests) == shown
     for request in user.requests:
         assert request.protocol == version
@@ -138,6 +155,7 @@ async def test_shipping_on_every_profile(
     ],
 )
 async def test_defaults_are_sent_back_only_by_clients_that_apply_them(
+    sdk: str,
     elicit_connect: Any,
     elicit_protocol: str,
     profile: ClientProfile | None,
@@ -147,7 +165,7 @@ async def test_defaults_are_sent_back_only_by_clients_that_apply_them(
         shipping.ShippingAddress, accept({k: v for k, v in ADDRESS.items() if k != "speed"})
     )
     user.on_key("value", accept(value=True))
-    async with elicit_connect(shipping.server, user=user, profile=profile) as client:
+    async with elicit_connect(example_server(sdk, shipping), user=user, profile=profile) as client:
         result = await client.call_tool("ship", {"item": "a teapot"})
     assert text_of(result) == SHIPPED.replace("express", "standard")
     assert user.requests[0].sent is not None
@@ -167,14 +185,14 @@ BOOKING_UNSUPPORTED = (
 
 
 async def test_booking_on_every_profile(
-    elicit_connect: Any, elicit_protocol: str, elicit_profile: ClientProfile
+    sdk: str, elicit_connect: Any, elicit_protocol: str, elicit_profile: ClientProfile
 ) -> None:
     # Three answers: a client that drops content is asked again twice (default retries).
     user = ScriptedUser(*[accept(BOOKING_ANSWER)] * 3)
     name = elicit_profile.name
     version = spoken(elicit_profile, elicit_protocol)
     async with elicit_connect(
-        booking.server, user=user, profile=elicit_profile, hang_seconds=0.05
+        example_server(sdk, booking), user=user, profile=elicit_profile, hang_seconds=0.05
     ) as client:
         if version == "2026-07-28" and name in ("never-renders", "no-elicitation"):
             # The booking tool does not catch ElicitationUnsupported: on 2026-07-28 that is
@@ -189,11 +207,11 @@ async def test_booking_on_every_profile(
     text = text_of(result)
     if name == "no-elicitation":
         assert result.is_error
-        assert text == f"Error executing tool book_table: {BOOKING_UNSUPPORTED}"
+        assert text == escaped_error_text(sdk, "book_table", BOOKING_UNSUPPORTED)
     elif name == "declines-everything":
         assert text == "No booking made."
     elif name == "never-renders":
-        assert text == TIMED_OUT.replace("ship", "book_table")
+        assert text == escaped_error_text(sdk, "book_table", TIMED_OUT)
     elif name == "no-number-or-multi-select":  # `guests` is an integer
         assert text.startswith("The booking was not valid: name: This field is required.")
     else:
@@ -222,7 +240,7 @@ KNOWN_CLIENT_OUTCOMES = {
 
 @pytest.mark.parametrize("name", list(KNOWN_CLIENT_OUTCOMES))
 async def test_shipping_on_known_clients(
-    elicit_connect: Any, elicit_protocol: str, name: str
+    sdk: str, elicit_connect: Any, elicit_protocol: str, name: str
 ) -> None:
     from elicitkit.testing import KNOWN_CLIENTS  # noqa: PLC0415
 
@@ -230,7 +248,10 @@ async def test_shipping_on_known_clients(
     client_profile = KNOWN_CLIENTS[name]
     version = spoken(client_profile, elicit_protocol)
     async with elicit_connect(
-        shipping.server, user=shipping_user(), profile=client_profile, hang_seconds=0.05
+        example_server(sdk, shipping),
+        user=shipping_user(),
+        profile=client_profile,
+        hang_seconds=0.05,
     ) as client:
         assert client.protocol_version == version
         if name == "claude-desktop" and version == "2026-07-28":
@@ -238,7 +259,9 @@ async def test_shipping_on_known_clients(
                 await client.call_tool("ship", {"item": "a teapot"})
             return
         result = await client.call_tool("ship", {"item": "a teapot"})
-    assert text_of(result) == KNOWN_CLIENT_OUTCOMES[name]
+    expected = KNOWN_CLIENT_OUTCOMES[name]
+    failed = expected in (TIMED_OUT, NO_CONTENT)
+    assert text_of(result) == (escaped_error_text(sdk, "ship", expected) if failed else expected)
 
 
 USER_TEST_FILE = """

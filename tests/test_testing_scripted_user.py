@@ -1,4 +1,8 @@
-"""`ScriptedUser` and `connect`: matching rules, re-asks, delays, records, script errors."""
+"""`ScriptedUser` and `connect`: matching rules, re-asks, delays, records, script errors.
+
+Every test that connects runs on both server SDKs (the ``sdk`` fixture): ``connect()`` takes
+a fastmcp server as it takes an official one.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from typing import Annotated, Any, Literal
 import mcp_types as types
 import pytest
 from annotated_types import MinLen
-from mcp.server.mcpserver import Context, MCPServer
+from fastmcp import Context as FastMCPContext
+from mcp.server.mcpserver import Context as MCPContext
 
-from elicitkit import InvalidContent, ask, install
+from elicitkit import InvalidContent, ask
 from elicitkit.testing import (
     PROFILES,
     ScriptedUser,
@@ -24,6 +29,7 @@ from elicitkit.testing import (
     invalid,
 )
 from elicitkit.testing._spec_keys import unknown_key
+from tests.sdks import new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -43,8 +49,8 @@ class Colour:
     colour: Literal["red", "green"] = "red"
 
 
-def make_server() -> MCPServer:
-    server = install(MCPServer("kit"))
+def make_server(sdk: str) -> Any:
+    server = new_server(sdk, "kit")
 
     @server.tool()
     async def zip_until_valid() -> str:
@@ -62,14 +68,25 @@ def make_server() -> MCPServer:
         last = await ask(bool, "Really?")
         return f"{first.content} {colour.action}:{colour.content} {last.action}"
 
-    @server.tool()
-    async def capabilities(ctx: Context) -> str:
-        declared = ctx.session.client_capabilities
-        assert declared is not None
-        elicitation = declared.elicitation
-        return "none" if elicitation is None else elicitation.model_dump_json(exclude_none=True)
+    if sdk == "fastmcp":
+
+        @server.tool()
+        async def capabilities(ctx: FastMCPContext) -> str:
+            return declared_elicitation(ctx.session.client_capabilities)
+
+    else:
+
+        @server.tool()
+        async def capabilities(ctx: MCPContext) -> str:
+            return declared_elicitation(ctx.session.client_capabilities)
 
     return server
+
+
+def declared_elicitation(declared: types.ClientCapabilities | None) -> str:
+    assert declared is not None
+    elicitation = declared.elicitation
+    return "none" if elicitation is None else elicitation.model_dump_json(exclude_none=True)
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -78,9 +95,11 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def test_invalid_answer_then_a_valid_one_exercises_a_reask(elicit_connect: Any) -> None:
+async def test_invalid_answer_then_a_valid_one_exercises_a_reask(
+    sdk: str, elicit_connect: Any
+) -> None:
     user = ScriptedUser().on_form(Zip, invalid(zip_code="1"), accept(zip_code="0150"))
-    async with elicit_connect(make_server(), user=user) as client:
+    async with elicit_connect(make_server(sdk), user=user) as client:
         result = await client.call_tool("zip_until_valid", {})
     assert text_of(result) == "accept:Zip(zip_code='0150')"
     assert user.messages == [
@@ -89,13 +108,13 @@ async def test_invalid_answer_then_a_valid_one_exercises_a_reask(elicit_connect:
     ]
 
 
-async def test_rules_by_form_key_message_and_order(elicit_connect: Any) -> None:
+async def test_rules_by_form_key_message_and_order(sdk: str, elicit_connect: Any) -> None:
     user = (
         ScriptedUser(accept(value=False))  # in order, for whatever no rule takes
         .on_message("^Proceed", accept(value=True))
         .on_form(Colour, accept(colour="green"))
     )
-    async with elicit_connect(make_server(), user=user) as client:
+    async with elicit_connect(make_server(sdk), user=user) as client:
         result = await client.call_tool("three_questions", {})
     assert text_of(result) == "True accept:Colour(colour='green') accept"
     assert [request.reply for request in user.requests] == [
@@ -105,26 +124,26 @@ async def test_rules_by_form_key_message_and_order(elicit_connect: Any) -> None:
     ]
 
 
-async def test_a_rule_is_used_up_by_its_replies(elicit_connect: Any) -> None:
+async def test_a_rule_is_used_up_by_its_replies(sdk: str, elicit_connect: Any) -> None:
     user = ScriptedUser().on_key("value", accept(value=True), decline()).then(cancel())
-    async with elicit_connect(make_server(), user=user) as client:
+    async with elicit_connect(make_server(sdk), user=user) as client:
         result = await client.call_tool("three_questions", {})
     assert text_of(result) == "True cancel:None decline"
 
 
-async def test_delay_waits_before_answering() -> None:
+async def test_delay_waits_before_answering(sdk: str) -> None:
     user = ScriptedUser(delay(0.2, accept(value=True)), accept(colour="red"), decline())
     started = time.monotonic()
-    async with connect(make_server(), protocol="2025-11-25", user=user) as client:
+    async with connect(make_server(sdk), protocol="2025-11-25", user=user) as client:
         result = await client.call_tool("three_questions", {})
     assert time.monotonic() - started >= 0.2
     assert text_of(result) == "True accept:Colour(colour='red') decline"
 
 
-async def test_a_form_without_a_scripted_answer_fails_the_test() -> None:
+async def test_a_form_without_a_scripted_answer_fails_the_test(sdk: str) -> None:
     user = ScriptedUser(accept(value=True))
     with pytest.raises(ScriptError) as caught:
-        async with connect(make_server(), user=user) as client:
+        async with connect(make_server(sdk), user=user) as client:
             await client.call_tool("three_questions", {})
     assert str(caught.value) == (
         "The scripted user had no answer for the form 'Which colour?' (fields colour), so it "
@@ -132,10 +151,10 @@ async def test_a_form_without_a_scripted_answer_fails_the_test() -> None:
     )
 
 
-async def test_a_typo_in_a_scripted_answer_fails_loudly() -> None:
+async def test_a_typo_in_a_scripted_answer_fails_loudly(sdk: str) -> None:
     user = ScriptedUser(accept(zip="0150"))
     with pytest.raises(ScriptError) as caught:
-        async with connect(make_server(), user=user) as client:
+        async with connect(make_server(sdk), user=user) as client:
             await client.call_tool("zip_until_valid", {})
     assert str(caught.value) == (
         "The scripted answer to 'Zip code?' has field 'zip', which the form does not have: "
@@ -152,17 +171,17 @@ async def test_a_typo_in_a_scripted_answer_fails_loudly() -> None:
     ],
 )
 async def test_profiles_declare_their_capabilities(
-    elicit_connect: Any, profile: str | None, declared: str
+    sdk: str, elicit_connect: Any, profile: str | None, declared: str
 ) -> None:
     chosen = None if profile is None else PROFILES[profile]
-    async with elicit_connect(make_server(), profile=chosen) as client:
+    async with elicit_connect(make_server(sdk), profile=chosen) as client:
         result = await client.call_tool("capabilities", {})
     assert text_of(result) == declared
 
 
-async def test_2025_06_18_is_negotiated_by_the_real_client() -> None:
+async def test_2025_06_18_is_negotiated_by_the_real_client(sdk: str) -> None:
     user = ScriptedUser(accept(value=True), accept(colour="green"), accept(value=True))
-    async with connect(make_server(), protocol="2025-06-18", user=user) as client:
+    async with connect(make_server(sdk), protocol="2025-06-18", user=user) as client:
         assert client.protocol_version == "2025-06-18"
         await client.call_tool("three_questions", {})
     # 2025-06-18 has no default except on booleans.

@@ -1,8 +1,9 @@
-"""ask_url() and require_url() on MCP 2025-11-25, with the real SDK client.
+"""ask_url() and require_url() on MCP 2025-11-25 and 2026-07-28, with the real SDK client.
 
 The user's "browser" is the client's elicitation callback: it follows the URL to a fake
 OAuth provider served by a real uvicorn on 127.0.0.1, whose callback calls
-``complete_url``. Two clients are connected; only the one that asked is told.
+``complete_url``. Two clients are connected; only the one that asked is told. Every test
+that goes through a server runs on both server SDKs (the ``sdk`` fixture).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import mcp_types as types
 import pytest
 import uvicorn
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -29,11 +29,11 @@ from elicitkit import (
     ElicitationUnsupported,
     ask_url,
     complete_url,
-    install,
     new_elicitation_id,
     require_url,
 )
 from tests.loopback import free_port
+from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
 
@@ -69,8 +69,8 @@ async def fake_oauth() -> AsyncIterator[str]:
         await task
 
 
-def make_server(base: str) -> MCPServer:
-    server = install(MCPServer("oauth"))
+def make_server(base: str, sdk: str, **options: Any) -> Any:
+    server = new_server(sdk, "oauth", **options)
 
     @server.tool()
     async def connect() -> str:
@@ -110,9 +110,11 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def test_url_mode_end_to_end_completion_reaches_only_the_initiating_client() -> None:
+async def test_url_mode_end_to_end_completion_reaches_only_the_initiating_client(
+    sdk: str,
+) -> None:
     async with fake_oauth() as base:
-        server = make_server(base)
+        server = in_memory(make_server(base, sdk))
         seen: list[types.ElicitRequestURLParams] = []
         completed: dict[str, list[str]] = {"asker": [], "bystander": []}
         done = anyio.Event()
@@ -170,13 +172,12 @@ async def test_url_mode_end_to_end_completion_reaches_only_the_initiating_client
     assert await complete_url(eid) is False  # once only
 
 
-async def test_require_url_raises_the_url_elicitation_required_error() -> None:
+async def test_require_url_raises_the_url_elicitation_required_error(sdk: str) -> None:
     async def never(context: Any, params: Any) -> types.ElicitResult:
         raise AssertionError("nothing is asked")
 
-    async with Client(
-        make_server("http://127.0.0.1:1"), mode="legacy", elicitation_callback=never
-    ) as client:
+    server = in_memory(make_server("http://127.0.0.1:1", sdk))
+    async with Client(server, mode="legacy", elicitation_callback=never) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("needs_login", {})
     assert caught.value.error.code == -32042
@@ -217,13 +218,14 @@ async def test_require_url_raises_the_url_elicitation_required_error() -> None:
         pytest.param("http://[::1]:8000/cb", "asked", id="loopback-v6-allowed"),
     ],
 )
-async def test_unsafe_urls_are_refused_before_anything_is_sent(url: str, message: str) -> None:
+async def test_unsafe_urls_are_refused_before_anything_is_sent(
+    sdk: str, url: str, message: str
+) -> None:
     async def decline(context: Any, params: Any) -> types.ElicitResult:
         return types.ElicitResult(action="decline")
 
-    async with Client(
-        make_server("http://127.0.0.1:1"), mode="legacy", elicitation_callback=decline
-    ) as client:
+    server = in_memory(make_server("http://127.0.0.1:1", sdk))
+    async with Client(server, mode="legacy", elicitation_callback=decline) as client:
         assert text_of(await client.call_tool("plain", {"url": url})) == message
 
 
@@ -246,11 +248,13 @@ async def test_unsafe_urls_are_refused_before_anything_is_sent(url: str, message
         ),
     ],
 )
-async def test_url_capability_is_checked_apart_from_forms(mode: str, message: str) -> None:
+async def test_url_capability_is_checked_apart_from_forms(
+    sdk: str, mode: str, message: str
+) -> None:
     """A client that declares forms only (Claude Code) is told URL mode is missing."""
     from elicitkit.testing import PROFILES, connect  # noqa: PLC0415
 
-    server = make_server("http://127.0.0.1:1")
+    server = make_server("http://127.0.0.1:1", sdk)
     profile = PROFILES["form-only"] if mode == "legacy" else None
     protocol = "2025-11-25" if mode == "legacy" else mode
     async with connect(server, profile=profile, protocol=protocol) as client:
@@ -258,8 +262,10 @@ async def test_url_capability_is_checked_apart_from_forms(mode: str, message: st
     assert text_of(result) == message
 
 
-async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says_done() -> None:
-    server = install(MCPServer("oauth-2026"))
+async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says_done(
+    sdk: str,
+) -> None:
+    server = new_server(sdk, "oauth-2026")
     done: set[str] = set()
     checked: list[str] = []
     effects: list[str] = []
@@ -287,7 +293,7 @@ async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says
             done.add(params.url.rsplit("=", 1)[1])
         return types.ElicitResult(action="accept")
 
-    async with Client(server, mode="auto", elicitation_callback=browser) as client:
+    async with Client(in_memory(server), mode="auto", elicitation_callback=browser) as client:
         assert client.protocol_version == "2026-07-28"
         result = await client.call_tool("connect", {})
     first, second = shown
@@ -298,3 +304,24 @@ async def test_url_mode_on_2026_07_28_asks_again_until_the_completion_check_says
     assert checked == [cid, cid]
     assert text_of(result) == f"accept:{cid}"
     assert effects == ["connected"]
+
+
+@pytest.mark.parametrize("masked", [False, True], ids=["default", "mask_error_details"])
+async def test_require_url_reaches_fastmcps_own_client_as_the_error(masked: bool) -> None:
+    """fastmcp would report any error from a tool as a tool error (hiding its text, masked)."""
+    import fastmcp  # noqa: PLC0415
+
+    server = make_server("http://127.0.0.1:1", "fastmcp", mask_error_details=masked)
+
+    async def never(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        raise AssertionError("nothing is asked")
+
+    async with fastmcp.Client(server, mode="legacy", elicitation_handler=never) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("needs_login", {}, raise_on_error=False)
+    assert caught.value.error.code == -32042
+    data = caught.value.error.data
+    assert isinstance(data, dict)
+    [elicitation] = data["elicitations"]
+    assert elicitation["url"] == "https://acme.example/login"
+    assert elicitation["message"] == "Sign in to Acme first"

@@ -84,6 +84,22 @@ def client_target(server: Any) -> Any:
     return server
 
 
+def injected_by_server(tp: object) -> bool:
+    """Whether a tool parameter of type ``tp`` is filled in by the server, not by the model.
+
+    Both SDKs pass a tool its request context through a parameter annotated with their
+    ``Context`` (also as ``Context | None = None``).
+    """
+    from mcp.server.mcpserver import Context  # noqa: PLC0415  (the official SDK: a dependency)
+
+    kinds: list[type] = [Context]
+    # fastmcp's Context exists only if fastmcp was imported; never import it here.
+    fastmcp_context: object = getattr(sys.modules.get("fastmcp.server.context"), "Context", None)
+    if isinstance(fastmcp_context, type):
+        kinds.append(fastmcp_context)
+    return isinstance(tp, type) and issubclass(tp, tuple(kinds))
+
+
 def _unsupported_server(server: object) -> str:
     kind: type[object] = type(server)
     return (
