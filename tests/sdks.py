@@ -35,9 +35,14 @@ def in_memory(server: Any) -> Any:
     return client_target(server)
 
 
-def escaped_error_text(sdk: str, tool: str, text: str) -> str:
-    """What a client reads when an elicitkit error with ``text`` escapes ``tool`` on ``sdk``.
+def tool_error(sdk: str, tool: str, text: str) -> str:
+    """The tool error ``sdk`` shows for an elicitkit error with ``text`` escaping ``tool``.
 
-    The official SDK prefixes its tool errors; fastmcp shows a ``ToolError``'s bare text.
+    The wording around elicitkit's text is the server's own: the official ``MCPServer``
+    prefixes a ``ToolError``'s text with "Error executing tool NAME: ", fastmcp shows it bare.
     """
-    return f"Error executing tool {tool}: {text}" if sdk == "mcp" else text
+    if sdk == "mcp":
+        return f"Error executing tool {tool}: {text}"
+    if sdk == "fastmcp":
+        return text
+    raise ValueError(f"unknown SDK {sdk!r}")

@@ -33,8 +33,7 @@ from elicitkit import (
     requested_schema,
 )
 from tests.mrtr import never_called, only_question, retry
-from tests.sdk_texts import tool_error
-from tests.sdks import in_memory, new_server
+from tests.sdks import in_memory, new_server, tool_error
 
 pytestmark = pytest.mark.anyio
 

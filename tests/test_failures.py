@@ -21,8 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from elicitkit import ElicitError, FormDefinitionError, ask, requested_schema
-from tests.sdk_texts import tool_error
-from tests.sdks import in_memory, new_server
+from tests.sdks import in_memory, new_server, tool_error
 from tests.test_stdio import REPO, TIMEOUT, raw_server, server_stderr
 
 __all__ = ["server_stderr"]  # a fixture, used by name

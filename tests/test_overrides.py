@@ -22,7 +22,7 @@ from elicitkit import (
     parse_content,
     requested_schema,
 )
-from tests.sdks import escaped_error_text, in_memory, new_server
+from tests.sdks import in_memory, new_server, tool_error
 from tests.spec_check import assert_spec_valid
 
 
@@ -314,7 +314,7 @@ async def test_unknown_field_refused_before_anything_is_sent(
     result, seen = await _call(sdk, mode, "typo", {}, GOOD)
     assert seen == []
     assert result.is_error
-    assert result.content[0].text == escaped_error_text(
+    assert result.content[0].text == tool_error(
         sdk,
         "typo",
         "Cannot ask Order with overrides: 'regoin' is not a field of Order. Name its fields "

@@ -31,8 +31,7 @@ from elicitkit import MemoryStore, OutcomeStore, ask
 from elicitkit.integrations.mcp import BUSY, INTERRUPTED, ElicitkitMiddleware
 from elicitkit.redis_store import RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
-from tests.sdk_texts import tool_error
-from tests.sdks import in_memory
+from tests.sdks import in_memory, tool_error
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 
 import elicitkit
 from elicitkit.testing import PROFILES, ClientProfile, ScriptedUser, accept
-from tests.sdks import escaped_error_text, new_server
+from tests.sdks import new_server, tool_error
 from tests.test_stdio import BOOKING, SHIPPING, _load_example
 
 pytestmark = pytest.mark.anyio
@@ -55,7 +55,7 @@ NO_CONTENT = (
     "This field is required. city: This field is required. zip_code: This field is required."
 )
 
-# What the shipping tool returns for each profile (an error's text, as escaped_error_text
+# What the shipping tool returns for each profile (an error's text, as tool_error
 # frames it), and how many forms the client saw.
 SHIPPING_OUTCOMES: dict[str, tuple[str, int]] = {
     "no-elicitation": (NO_FORMS, 0),
@@ -138,7 +138,7 @@ async def test_shipping_on_every_profile(
         else:
             result = await client.call_tool("ship", {"item": "a teapot"})
             failed = expected in (TIMED_OUT, NO_CONTENT)
-            framed = escaped_error_text(sdk, "ship", expected) if failed else expected
+            framed = tool_error(sdk, "ship", expected) if failed else expected
             assert text_of(result) == framed
             assert result.is_error == failed
     assert len(user.requests) == shown
@@ -207,11 +207,11 @@ async def test_booking_on_every_profile(
     text = text_of(result)
     if name == "no-elicitation":
         assert result.is_error
-        assert text == escaped_error_text(sdk, "book_table", BOOKING_UNSUPPORTED)
+        assert text == tool_error(sdk, "book_table", BOOKING_UNSUPPORTED)
     elif name == "declines-everything":
         assert text == "No booking made."
     elif name == "never-renders":
-        assert text == escaped_error_text(sdk, "book_table", TIMED_OUT)
+        assert text == tool_error(sdk, "book_table", TIMED_OUT)
     elif name == "no-number-or-multi-select":  # `guests` is an integer
         assert text.startswith("The booking was not valid: name: This field is required.")
     else:
@@ -261,7 +261,7 @@ async def test_shipping_on_known_clients(
         result = await client.call_tool("ship", {"item": "a teapot"})
     expected = KNOWN_CLIENT_OUTCOMES[name]
     failed = expected in (TIMED_OUT, NO_CONTENT)
-    assert text_of(result) == (escaped_error_text(sdk, "ship", expected) if failed else expected)
+    assert text_of(result) == (tool_error(sdk, "ship", expected) if failed else expected)
 
 
 USER_TEST_FILE = """
