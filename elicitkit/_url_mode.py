@@ -233,11 +233,25 @@ async def ask_url(
     )
 
 
-async def require_url(message: str, url: str, *, elicitation_id: str | None = None) -> NoReturn:
-    """End the call with the URL-elicitation-required error (-32042) for ``url``.
+async def require_url(
+    message: str, url: str, *, elicitation_id: str | None = None, key: str | None = None
+) -> NoReturn:
+    """End the call by sending the user to ``url``, for a tool that cannot go on without it.
 
-    For a tool that cannot do anything until the user has visited the page: the client
-    shows the URL, and retries the call once the page is complete (`complete_url`).
+    For a tool that can do nothing until the user has visited the page (signed in, paid):
+    check first whether that is done, and call this only when it is not. On 2025-11-25 the
+    call ends with the URL-elicitation-required error (-32042); the client shows the URL and
+    calls the tool again once the page is complete (`complete_url`). On 2026-07-28, which
+    has no such error (the spec reserves -32042 and forbids sending it), the URL goes out as
+    the question of the call's ``InputRequiredResult``; when the client retries, the tool
+    runs again from the top, and either finds the page done and goes on, or calls this
+    again, and the user is sent to the page again.
+
+    Args:
+        message: Why the user should open the page.
+        url: The page (see `ask_url`).
+        elicitation_id: 2025-11-25: the id to use (default: a fresh unguessable one).
+        key: 2026-07-28: the question's key (default ``url#1``, as `ask_url`'s).
 
     Raises:
         ElicitationUnsupported: The client did not declare URL mode.
@@ -245,8 +259,12 @@ async def require_url(message: str, url: str, *, elicitation_id: str | None = No
     """
     check_url(url)
     run = _url_run()
-    eid = elicitation_id or new_elicitation_id()
     channel = run.channel
+    if run.replay is not None:
+        # Asked afresh every time: the user comes back here only if the page is not done.
+        question, _ = _url_question(run, run.replay, message, url, key=key, timeout=None)
+        raise need_input(run.replay, (question,), channel)
+    eid = elicitation_id or new_elicitation_id()
     await _router[0].register(eid, channel.completion_notifier(eid), keep=DEFAULT_TIMEOUT + 3600)
     raise channel.url_required(sendable_text(message), url, eid)
 
@@ -289,6 +307,36 @@ async def _asked_by_replay(
 ) -> ElicitResultTyped[str]:
     """2026-07-28: the URL question in the replay, its correlation id in the state."""
     channel = run.channel
+    question, cid = _url_question(run, replay, message, url, key=key, timeout=timeout)
+    key = question.key
+    carried = replay.carried(question.key, question.digest)
+    if carried is None:
+        raw = replay.response(question.key, question.digest)
+        said = None if raw is None else raw.get("action")
+        if said not in ("accept", "decline", "cancel"):
+            raise need_input(replay, (question,), channel)  # not answered (yet)
+        if said == "accept" and completed is not None and not await completed(cid):
+            raise need_input(replay, (question,), channel)  # not done on the page: again
+        carried = Carried(question.digest, str(said))
+        replay.keep(question.key, carried)
+        asked_at = replay.asked_at
+        _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
+    if carried.action == "accept":
+        return ElicitResultTyped("accept", cid, _surface=channel.surface)
+    action: Action = "decline" if carried.action == "decline" else "cancel"
+    return ElicitResultTyped(action, None, _surface=channel.surface)
+
+
+def _url_question(
+    run: ToolRun,
+    replay: Replay,
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    key: str | None,
+    timeout: float | None,
+) -> tuple[WireQuestion, str]:
+    """2026-07-28: the URL question under its key, and its correlation id (in the state)."""
     if key is None:
         number = run.defaults.get("url", 0) + 1
         run.defaults["url"] = number
@@ -306,23 +354,7 @@ async def _asked_by_replay(
         "message": sendable_text(message),
         "url": check_url(url(cid) if callable(url) else url),
     }
-    question = WireQuestion(key, question_digest(params), params, timeout)
-    carried = replay.carried(question.key, question.digest)
-    if carried is None:
-        raw = replay.response(question.key, question.digest)
-        said = None if raw is None else raw.get("action")
-        if said not in ("accept", "decline", "cancel"):
-            raise need_input(replay, (question,), channel)  # not answered (yet)
-        if said == "accept" and completed is not None and not await completed(cid):
-            raise need_input(replay, (question,), channel)  # not done on the page: again
-        carried = Carried(question.digest, str(said))
-        replay.keep(question.key, carried)
-        asked_at = replay.asked_at
-        _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
-    if carried.action == "accept":
-        return ElicitResultTyped("accept", cid, _surface=channel.surface)
-    action: Action = "decline" if carried.action == "decline" else "cancel"
-    return ElicitResultTyped(action, None, _surface=channel.surface)
+    return WireQuestion(key, question_digest(params), params, timeout), cid
 
 
 def _log(run: ToolRun, key: str, outcome: str, seconds: float | None) -> None:

@@ -190,6 +190,36 @@ async def test_require_url_raises_the_url_elicitation_required_error(sdk: str) -
     assert len(elicitation["elicitationId"]) >= 22
 
 
+async def test_require_url_on_2026_asks_in_the_round_until_the_page_is_done(sdk: str) -> None:
+    # 2026-07-28 reserves -32042 and forbids sending it: the URL is the round's question.
+    server = new_server(sdk, "pay")
+    paid: list[bool] = []
+
+    @server.tool()
+    async def pay(amount: int) -> str:
+        if not paid:
+            await require_url(f"Pay {amount} EUR on our page", "https://acme.example/pay")
+        return f"paid {amount}"
+
+    seen: list[dict[str, Any]] = []
+
+    async def browser(context: Any, params: Any) -> types.ElicitResult:
+        seen.append(params.model_dump(by_alias=True, exclude_none=True))
+        if len(seen) == 2:  # the user pays on the second visit only
+            paid.append(True)
+        return types.ElicitResult(action="accept")
+
+    async with Client(in_memory(server), elicitation_callback=browser) as client:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("pay", {"amount": 5})
+    assert text_of(result) == "paid 5"
+    assert (
+        seen
+        == [{"mode": "url", "message": "Pay 5 EUR on our page", "url": "https://acme.example/pay"}]
+        * 2
+    )
+
+
 @pytest.mark.parametrize(
     ("url", "message"),
     [
