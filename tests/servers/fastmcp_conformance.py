@@ -17,7 +17,7 @@ from fastmcp import FastMCP
 from elicitkit import install
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-from conformance_server import SCENARIO_GROUPS  # noqa: E402  (examples/ is not a package)
+from conformance_server import SCENARIO_GROUPS  # examples/ is not a package
 
 server = install(FastMCP("elicitkit-conformance"))
 for add_scenarios in SCENARIO_GROUPS:
