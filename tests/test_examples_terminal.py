@@ -16,7 +16,7 @@ import pytest
 from tests.loopback import free_port
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
-STDIO_EXAMPLES = ["shipping.py", "booking.py"]
+STDIO_EXAMPLES = ["shipping.py", "booking.py", "fastmcp_server.py"]
 
 
 def _first_stderr_line(command: list[str], *, terminal: bool) -> str:

@@ -2,7 +2,8 @@
 
 examples/http_server.py runs as a subprocess, exactly as a user starts it; the table of
 settings in docs/http.md is checked with the same tool served in-process, one uvicorn per
-combination of `stateless_http` and `json_response`.
+combination of `stateless_http` and `json_response`, on both server SDKs (fastmcp's app is
+``FastMCP.http_app(...)``).
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from typing import Any
 import mcp_types as types
 import pytest
 import uvicorn
+from fastmcp import FastMCP
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
+from elicitkit import ask, install
 from tests.loopback import free_port
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
@@ -182,16 +185,49 @@ async def test_two_workers_with_their_own_keys_refuse_each_others_state() -> Non
         assert await _round_one_then_retry_elsewhere(one, two) == "refused with -32602"
 
 
-def _load_example_server() -> Any:
+def _load_example() -> Any:
     import importlib.util  # noqa: PLC0415  (examples/ is not a package)
 
+    if "http_server_example" in sys.modules:
+        return sys.modules["http_server_example"]
     spec = importlib.util.spec_from_file_location("http_server_example", EXAMPLE)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses resolve postponed annotations through it
     spec.loader.exec_module(module)
-    return module.make_server()
+    return module
+
+
+def _fastmcp_server() -> FastMCP[Any]:
+    """The example's tool on a fastmcp server (the form class is the example's)."""
+    slot_form = _load_example().DeliverySlot
+    server = install(FastMCP("deliveries"))
+
+    @server.tool
+    async def schedule_delivery(order: str) -> str:
+        """Ask the user for a delivery slot for an order."""
+        answer = await ask(slot_form)
+        if not answer.is_accepted():
+            return f"Delivery of {order} not scheduled."
+        slot = answer.unwrap()
+        door = ", left at the door" if slot.leave_at_door else ""
+        return f"Delivering {order} on {slot.day:%Y-%m-%d} in the {slot.window}{door}."
+
+    return server
+
+
+def _app(sdk: str, *, stateless_http: bool, json_response: bool) -> Starlette:
+    """The delivery tool's ASGI app on ``sdk``, MCP endpoint at /mcp."""
+    if sdk == "fastmcp":
+        return _fastmcp_server().http_app(
+            path="/mcp", stateless_http=stateless_http, json_response=json_response
+        )
+    server = _load_example().make_server()
+    app: Starlette = server.streamable_http_app(
+        stateless_http=stateless_http, json_response=json_response
+    )
+    return app
 
 
 @asynccontextmanager
@@ -217,10 +253,9 @@ async def serving(app: Starlette) -> AsyncIterator[str]:
 )
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
 async def test_the_settings_table(
-    stateless_http: bool, json_response: bool, mode: str, version: str
+    sdk: str, stateless_http: bool, json_response: bool, mode: str, version: str
 ) -> None:
-    server = _load_example_server()
-    app = server.streamable_http_app(stateless_http=stateless_http, json_response=json_response)
+    app = _app(sdk, stateless_http=stateless_http, json_response=json_response)
     user = User()
     async with serving(app) as url:
         negotiated, result = await _schedule(url, mode, user)
@@ -231,3 +266,30 @@ async def test_the_settings_table(
     else:  # no way to send elicitation/create mid-call: an error result, no form, no hang
         assert result.is_error
         assert user.forms == []
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        pytest.param("s" * 48, DONE, id="shared-key"),
+        pytest.param(None, "refused with -32602", id="own-keys"),
+    ],
+)
+async def test_fastmcp_workers_seal_with_the_key_install_reads(
+    monkeypatch: pytest.MonkeyPatch, key: str | None, expected: str
+) -> None:
+    """install() makes fastmcp's own RequestStateBoundary seal with MCP_REQUEST_STATE_KEY.
+
+    Two fastmcp servers built alike (as two workers would be), each under its own uvicorn:
+    the first round on one, the retry on the other.
+    """
+    if key is None:
+        monkeypatch.delenv("MCP_REQUEST_STATE_KEY", raising=False)
+    else:
+        monkeypatch.setenv("MCP_REQUEST_STATE_KEY", key)
+    one, two = (
+        _fastmcp_server().http_app(path="/mcp", stateless_http=True, json_response=True)
+        for _ in range(2)
+    )
+    async with serving(one) as first, serving(two) as second:
+        assert await _round_one_then_retry_elsewhere(first, second) == expected

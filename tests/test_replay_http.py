@@ -1,7 +1,9 @@
-"""Raw JSON-RPC retries over streamable HTTP against examples/conformance_server.py (real uvicorn).
+"""Raw JSON-RPC retries over streamable HTTP against the conformance server (real uvicorn).
 
 No SDK client here: each round is a hand-built ``tools/call`` POST, as a hostile or buggy
-client would send it, carrying the stateless 2026-07-28 ``_meta``.
+client would send it, carrying the stateless 2026-07-28 ``_meta``. Every test runs against
+examples/conformance_server.py (the official ``MCPServer``) and against the same scenario
+tools on a ``FastMCP`` (tests/servers/fastmcp_conformance.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ import pytest
 
 from tests.loopback import free_port
 
-SERVER = Path(__file__).parent.parent / "examples" / "conformance_server.py"
+HERE = Path(__file__).parent
+SERVERS = [
+    pytest.param([str(HERE.parent / "examples" / "conformance_server.py"), "--port"], id="mcp"),
+    pytest.param([str(HERE / "servers" / "fastmcp_conformance.py")], id="fastmcp"),
+]
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1.0.0"},
@@ -30,11 +36,11 @@ META = {
 }
 
 
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
+@pytest.fixture(scope="module", params=SERVERS)
+def url(request: pytest.FixtureRequest) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--port", str(port)],
+        [sys.executable, *request.param, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -51,7 +57,11 @@ def url() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def post(url: str, name: str, **params: Any) -> dict[str, Any]:

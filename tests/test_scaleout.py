@@ -1,6 +1,7 @@
 """Stateless scale-out on 2026-07-28: two worker processes behind a round-robin proxy.
 
-Real processes on loopback: two uvicorn workers (tests/servers/scaleout_worker.py),
+Real processes on loopback: two uvicorn workers (tests/servers/scaleout_worker.py, on the
+official SDK's server or on fastmcp's: every test runs on both),
 configured only by environment (``MCP_REQUEST_STATE_KEY``, ``ELICITKIT_REDIS_URL``), a
 round-robin TCP proxy in front (tests/round_robin_proxy.py), and a real redis-server for
 the at-most-once record and for counting side effects across both workers. Each round is a
@@ -29,6 +30,7 @@ import pytest
 from redis import Redis
 
 from tests.loopback import free_port
+from tests.sdks import SDKS
 
 HERE = Path(__file__).parent
 WORKER = HERE / "servers" / "scaleout_worker.py"
@@ -64,26 +66,31 @@ def _process(command: list[str], port: int, env: dict[str, str]) -> Iterator[Non
         yield
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 @contextmanager
-def cluster(redis_url: str, keys: tuple[str, str]) -> Iterator[str]:
-    """Two workers (one state key each) behind the proxy; yields the proxy's MCP URL."""
+def cluster(redis_url: str, keys: tuple[str, str], sdk: str) -> Iterator[str]:
+    """Two ``sdk`` workers (one state key each) behind the proxy; yields the proxy's MCP URL."""
     ports = [free_port(), free_port()]
     proxy_port = free_port()
     with ExitStack() as stack:
         for port, key in zip(ports, keys, strict=True):
             env = {**os.environ, "MCP_REQUEST_STATE_KEY": key, "ELICITKIT_REDIS_URL": redis_url}
-            stack.enter_context(_process([sys.executable, str(WORKER), str(port)], port, env))
+            command = [sys.executable, str(WORKER), str(port), sdk]
+            stack.enter_context(_process(command, port, env))
         command = [sys.executable, str(PROXY), str(proxy_port), *map(str, ports)]
         stack.enter_context(_process(command, proxy_port, dict(os.environ)))
         yield f"http://127.0.0.1:{proxy_port}/mcp"
 
 
-@pytest.fixture(scope="module")
-def url(redis_url: str) -> Iterator[str]:
-    with cluster(redis_url, (KEY_A, KEY_A)) as proxy:
+@pytest.fixture(scope="module", params=SDKS)
+def url(redis_url: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    with cluster(redis_url, (KEY_A, KEY_A), request.param) as proxy:
         yield proxy
 
 
@@ -193,8 +200,10 @@ def test_a_final_round_sent_to_both_workers_at_once_runs_once(url: str, redis: R
     assert redis.get(f"effects:{item}") == b"1"
 
 
-def test_workers_with_different_state_keys_refuse_each_others_state(redis_url: str) -> None:
-    with cluster(redis_url, (KEY_A, KEY_B)) as proxy:
+def test_workers_with_different_state_keys_refuse_each_others_state(
+    redis_url: str, sdk: str
+) -> None:
+    with cluster(redis_url, (KEY_A, KEY_B), sdk) as proxy:
         first = post(proxy, arguments={"item": "kettle"})["result"]
         replies = {key: answer(value) for key, value in first["inputRequests"].items()}
         second = post(

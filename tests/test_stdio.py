@@ -1,10 +1,14 @@
 """The examples as real stdio MCP servers, driven by the SDK's client and by raw JSON-RPC.
 
-Each test starts ``python examples/NAME.py`` as a subprocess. The SDK client covers 2025-11-25
-(``mode="legacy"``: ``elicitation/create`` in the middle of the call) and 2026-07-28 (the default
-mode: ``InputRequiredResult`` and a retry). The SDK client cannot negotiate 2025-06-18, so that
-era is spoken by hand, newline-delimited JSON-RPC over the pipes, which also shows the exact
-``elicitation/create`` params on the wire.
+Each test starts ``python examples/NAME.py`` as a subprocess. The shipping tool runs on both
+server SDKs: examples/shipping.py (the official ``MCPServer``) and its twin
+examples/fastmcp_server.py (``FastMCP``), and every shipping test runs on both. The SDK client
+covers 2025-11-25 (``mode="legacy"``: ``elicitation/create`` in the middle of the call) and
+2026-07-28 (the default mode: ``InputRequiredResult`` and a retry); fastmcp's own client
+(over its ``StdioTransport``) does the same against both. The SDK clients cannot negotiate
+2025-06-18, so that era is spoken by hand, newline-delimited JSON-RPC over the pipes, which
+also shows the exact ``elicitation/create`` params on the wire (and lets a client send answers
+fastmcp's client would refuse to send).
 """
 
 from __future__ import annotations
@@ -18,13 +22,17 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
 import anyio
+import fastmcp
 import mcp_types as types
 import pytest
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StdioTransport
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -33,8 +41,25 @@ from tests.spec_check import _validator, spec_errors
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPING = REPO / "examples" / "shipping.py"
+FASTMCP = REPO / "examples" / "fastmcp_server.py"
 BOOKING = REPO / "examples" / "booking.py"
 TIMEOUT = 20.0  # seconds for a whole SDK session, or for one raw message to arrive
+
+
+@dataclass(frozen=True)
+class Shipping:
+    """One server of the shipping tool, and how its SDK shows an error the tool raised."""
+
+    script: Path
+    tool_error: str  # the error result's text; {} is the error's own text
+
+
+# The official SDK prefixes the text of any exception; fastmcp passes on the text of a
+# ToolError as it is, and elicitkit's errors are ToolErrors on fastmcp.
+SHIPPING_SERVERS = [
+    pytest.param(Shipping(SHIPPING, "Error executing tool ship: {}"), id="mcp-server"),
+    pytest.param(Shipping(FASTMCP, "{}"), id="fastmcp-server"),
+]
 
 # (client mode, the protocol version it must negotiate)
 ERAS = [
@@ -100,11 +125,14 @@ def run_sdk(
     calls: list[tuple[str, dict[str, Any]]],
     answers: list[dict[str, Any]] | None,
     errlog: IO[str],
+    *,
+    argv: list[str] | None = None,
 ) -> tuple[Session, list[types.CallToolResult]]:
     """Run ``calls`` in one client session against ``script``.
 
     ``answers`` are the client's ElicitResults, handed out in order, one per question;
     ``None`` means a client with no elicitation callback (no elicitation capability).
+    ``argv`` starts the server another way than ``python script``.
     """
     session = Session()
     pending = list(answers or [])
@@ -117,7 +145,7 @@ def run_sdk(
 
     async def main() -> list[types.CallToolResult]:
         transport = stdio_client(
-            StdioServerParameters(command=sys.executable, args=[str(script)], cwd=REPO),
+            StdioServerParameters(command=sys.executable, args=argv or [str(script)], cwd=REPO),
             errlog=errlog,
         )
         callback = {} if answers is None else {"elicitation_callback": on_elicit}
@@ -148,10 +176,13 @@ def accept(content: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("mode", "protocol"), ERAS)
-def test_shipping_accept_and_confirm(mode: str, protocol: str, server_stderr: IO[str]) -> None:
-    shipping = _load_example(SHIPPING)
+@pytest.mark.parametrize("server", SHIPPING_SERVERS)
+def test_shipping_accept_and_confirm(
+    server: Shipping, mode: str, protocol: str, server_stderr: IO[str]
+) -> None:
+    shipping = _load_example(server.script)
     session, results = run_sdk(
-        SHIPPING,
+        server.script,
         mode,
         [("ship", {"item": "a teapot"}), ("ship", {"item": "a kettle"})],
         [
@@ -178,15 +209,48 @@ def test_shipping_accept_and_confirm(mode: str, protocol: str, server_stderr: IO
     assert confirm.message == "Ship a teapot to 1 Main Street, Oslo by express?"
     assert confirm.requested_schema == CONFIRM_SCHEMA
     assert second_confirm.message == "Ship a kettle to 1 Main Street, Bergen by standard?"
+    assert_no_start_up_noise(server_stderr)
+
+
+def assert_no_start_up_noise(log: IO[str]) -> None:
+    """The server wrote no banner and no start-up line to stderr (its client's log)."""
+    log.flush()
+    log.seek(0)
+    text = log.read()
+    assert "FastMCP" not in text, text
+    assert "Starting MCP server" not in text, text
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+def test_fastmcp_run_with_its_banner_and_logs_on_stderr(
+    mode: str, protocol: str, server_stderr: IO[str]
+) -> None:
+    """``fastmcp run`` serves the example too, its banner and INFO logs on stderr harmlessly."""
+    argv = ["-m", "fastmcp.cli", "run", f"{FASTMCP}:server"]
+    session, [result] = run_sdk(
+        FASTMCP,
+        mode,
+        [("ship", {"item": "a teapot"})],
+        [accept(ADDRESS), accept({"value": True})],
+        server_stderr,
+        argv=argv,
+    )
+    assert session.protocol == protocol
+    assert text_of(result) == SHIPPED
+    server_stderr.seek(0)
+    logged = server_stderr.read()
+    assert "FastMCP 4." in logged  # the banner
+    assert "Starting MCP server 'shipping'" in logged
 
 
 @pytest.mark.parametrize(("mode", "protocol"), ERAS)
 @pytest.mark.parametrize("action", ["decline", "cancel"])
+@pytest.mark.parametrize("server", SHIPPING_SERVERS)
 def test_shipping_not_accepted(
-    mode: str, protocol: str, action: str, server_stderr: IO[str]
+    server: Shipping, mode: str, protocol: str, action: str, server_stderr: IO[str]
 ) -> None:
     session, [result] = run_sdk(
-        SHIPPING, mode, [("ship", {"item": "a teapot"})], [{"action": action}], server_stderr
+        server.script, mode, [("ship", {"item": "a teapot"})], [{"action": action}], server_stderr
     )
     assert session.protocol == protocol
     assert text_of(result) == f"Shipping cancelled: the user chose to {action}."
@@ -194,12 +258,90 @@ def test_shipping_not_accepted(
 
 
 @pytest.mark.parametrize(("mode", "protocol"), ERAS)
-def test_shipping_client_without_forms(mode: str, protocol: str, server_stderr: IO[str]) -> None:
+@pytest.mark.parametrize("server", SHIPPING_SERVERS)
+def test_shipping_client_without_forms(
+    server: Shipping, mode: str, protocol: str, server_stderr: IO[str]
+) -> None:
     session, [result] = run_sdk(
-        SHIPPING, mode, [("ship", {"item": "a teapot"})], None, server_stderr
+        server.script, mode, [("ship", {"item": "a teapot"})], None, server_stderr
     )
     assert session.protocol == protocol
     assert text_of(result) == NO_FORMS
+
+
+# --- fastmcp's client, over its StdioTransport ------------------------------------------
+
+
+def run_fastmcp_client(
+    script: Path,
+    mode: str,
+    calls: list[tuple[str, dict[str, Any]]],
+    answers: list[dict[str, Any] | ElicitResult[Any]],
+    errlog: IO[str],
+) -> tuple[Session, list[Any]]:
+    """Like `run_sdk`, with ``fastmcp.Client``: a dict answer is an accept with that content."""
+    session = Session()
+    pending = list(answers)
+
+    async def on_elicit(
+        message: str, response_type: Any, params: Any, context: Any
+    ) -> dict[str, Any] | ElicitResult[Any]:
+        assert isinstance(params, types.ElicitRequestFormParams), params
+        session.asked.append(params)
+        assert pending, f"unexpected extra question: {message!r}"
+        return pending.pop(0)
+
+    async def main() -> list[Any]:
+        # keep_alive=False: the subprocess ends with the session, not when the test run ends.
+        transport = StdioTransport(
+            command=sys.executable, args=[str(script)], cwd=str(REPO), keep_alive=False,
+            log_file=errlog,
+        )  # fmt: skip
+        results = []
+        try:
+            with anyio.fail_after(TIMEOUT):
+                async with fastmcp.Client(
+                    transport, mode=mode, elicitation_handler=on_elicit, timeout=TIMEOUT
+                ) as client:
+                    session.protocol = client.protocol_version
+                    for name, arguments in calls:
+                        results.append(
+                            await client.call_tool(name, arguments, raise_on_error=False)
+                        )
+        finally:
+            await transport.close()
+        return results
+
+    results = anyio.run(main)
+    assert not pending, f"questions never asked; answers left over: {pending}"
+    return session, results
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+@pytest.mark.parametrize("server", SHIPPING_SERVERS)
+def test_fastmcp_client_over_stdio(
+    server: Shipping, mode: str, protocol: str, server_stderr: IO[str]
+) -> None:
+    session, results = run_fastmcp_client(
+        server.script,
+        mode,
+        [("ship", {"item": "a teapot"}), ("ship", {"item": "a kettle"})],
+        [ADDRESS, {"value": True}, ElicitResult(action="decline")],
+        server_stderr,
+    )
+    assert session.protocol == protocol
+    texts = []
+    for result in results:
+        assert not result.is_error, result
+        [content] = result.content
+        texts.append(content.text)
+    assert texts == [SHIPPED, "Shipping cancelled: the user chose to decline."]
+    address, confirm, again = session.asked
+    assert address.message == again.message == "Where should we ship your order?"
+    assert address.requested_schema == elicitkit.requested_schema(
+        _load_example(server.script).ShippingAddress, protocol=protocol
+    )
+    assert confirm.requested_schema == CONFIRM_SCHEMA
 
 
 BOOKINGS = [
@@ -366,9 +508,10 @@ def elicitation(message: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("protocol", ["2025-06-18", "2025-11-25"])
-def test_raw_shipping(protocol: str, server_stderr: IO[str]) -> None:
-    shipping = _load_example(SHIPPING)
-    with raw_server(SHIPPING, server_stderr, protocol) as server:
+@pytest.mark.parametrize("example", SHIPPING_SERVERS)
+def test_raw_shipping(example: Shipping, protocol: str, server_stderr: IO[str]) -> None:
+    shipping = _load_example(example.script)
+    with raw_server(example.script, server_stderr, protocol) as server:
         call = server.request("tools/call", {"name": "ship", "arguments": {"item": "a teapot"}})
 
         # The address form, in the middle of the call.
@@ -449,11 +592,12 @@ FAILED_ANSWERS = [
 
 
 @pytest.mark.parametrize(("answer", "expected"), FAILED_ANSWERS)
+@pytest.mark.parametrize("example", SHIPPING_SERVERS)
 def test_raw_failed_answer_is_readable_tool_error(
-    answer: dict[str, Any], expected: str, server_stderr: IO[str]
+    example: Shipping, answer: dict[str, Any], expected: str, server_stderr: IO[str]
 ) -> None:
     """A bad answer the tool does not catch reaches the client as readable tool-error text."""
-    with raw_server(SHIPPING, server_stderr, "2025-06-18") as server:
+    with raw_server(example.script, server_stderr, "2025-06-18") as server:
         call = server.request("tools/call", {"name": "ship", "arguments": {"item": "a teapot"}})
         # An invalid answer is asked again twice (ask()'s default retries), then reported.
         for _ in range(3 if "ShippingAddress has" in expected else 1):
@@ -462,9 +606,10 @@ def test_raw_failed_answer_is_readable_tool_error(
         result = server.response(call)["result"]
         assert result["isError"] is True
         [content] = result["content"]
-        text = content["text"]
-        assert text.startswith("Error executing tool ship: "), text
-        assert expected in text, text
+        if expected.endswith("."):  # the whole message
+            assert content["text"] == example.tool_error.format(expected)
+        else:  # its start (the rest quotes pydantic)
+            assert content["text"].startswith(example.tool_error.format(expected)), content
 
 
 @pytest.mark.parametrize(
@@ -494,3 +639,20 @@ def test_raw_client_without_forms_is_sent_nothing(
                 "so the tool could not ask the user for Booking.",
             }
         ]
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [pytest.param({}, id="none"), pytest.param({"elicitation": {"url": {}}}, id="url-only")],
+)
+@pytest.mark.parametrize("example", SHIPPING_SERVERS)
+def test_raw_shipping_client_without_forms_gets_the_tools_own_answer(
+    example: Shipping, capabilities: dict[str, Any], server_stderr: IO[str]
+) -> None:
+    """The tool catches ElicitationUnsupported: its own text, and no form sent first."""
+    with raw_server(example.script, server_stderr, "2025-11-25", capabilities) as server:
+        call = server.request("tools/call", {"name": "ship", "arguments": {"item": "a teapot"}})
+        message = server.receive()  # the very next message is the call's response
+        assert message.get("id") == call, message
+        assert message["result"]["isError"] is False
+        assert message["result"]["content"] == [{"type": "text", "text": NO_FORMS}]

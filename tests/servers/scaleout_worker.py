@@ -1,7 +1,8 @@
 """One worker of a multi-process server: streamable HTTP, stateless, configured by environment.
 
-    MCP_REQUEST_STATE_KEY=... ELICITKIT_REDIS_URL=redis://... python scaleout_worker.py PORT
+    MCP_REQUEST_STATE_KEY=... ELICITKIT_REDIS_URL=redis://... python scaleout_worker.py PORT SDK
 
+``SDK`` is ``mcp`` (the official ``MCPServer``) or ``fastmcp`` (a ``FastMCP``).
 ``install()`` reads both variables (the documented multi-worker setup). The tool asks three
 questions, then performs its side effect: one ``INCR`` in Redis, so the tests can count it
 across every worker. Each run of the tool (one per round: 2026-07-28 replays it) also
@@ -13,14 +14,21 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from redis.asyncio import Redis
 
 from elicitkit import ask, install
 
-server = install(MCPServer("scaleout"))
+SDK = sys.argv[2] if len(sys.argv) > 2 else "mcp"
+# Every worker has the same name: it is the audience sealed into requestState.
+server: Any = MCPServer("scaleout")
+if SDK == "fastmcp":
+    from fastmcp import FastMCP  # only here: importing it takes a second
+
+    server = FastMCP("scaleout")
+install(server)
 redis = Redis.from_url(os.environ["ELICITKIT_REDIS_URL"])
 
 
@@ -53,10 +61,12 @@ async def order(item: str) -> str:
 
 
 if __name__ == "__main__":
+    quiet = {"show_banner": False, "log_level": "WARNING"} if SDK == "fastmcp" else {}
     server.run(
         "streamable-http",
         host="127.0.0.1",
         port=int(sys.argv[1]),
         stateless_http=True,
         json_response=True,
+        **quiet,
     )

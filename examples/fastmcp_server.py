@@ -1,0 +1,79 @@
+"""The shipping tool of examples/shipping.py, on a fastmcp server.
+
+Run it as a stdio MCP server:
+
+    python examples/fastmcp_server.py
+
+and connect any MCP client that can show forms (elicitation). ``install(FastMCP(...))`` is
+the only elicitkit line: the tool itself is the same as on the official SDK's server, and
+works on every protocol era, mid-call on 2025-06-18 and 2025-11-25, by replay on 2026-07-28.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated
+
+from annotated_types import MaxLen, MinLen
+from fastmcp import FastMCP
+
+from elicitkit import ElicitationUnsupported, FormField, ask, form, install
+
+
+class Speed(Enum):
+    STANDARD = "standard"
+    EXPRESS = "express"
+    __labels__ = {"STANDARD": "Standard (3-5 days)", "EXPRESS": "Express (next day)"}
+
+
+@form(message="Where should we ship your order?")
+@dataclass
+class ShippingAddress:
+    name: Annotated[str, MinLen(1), MaxLen(80), FormField(description="Who receives the parcel")]
+    street: str
+    city: str
+    zip_code: Annotated[str, MinLen(4), MaxLen(10)]
+    speed: Speed = Speed.STANDARD
+    floor: int | None = None
+
+
+server = install(FastMCP("shipping"))
+
+
+@server.tool
+async def ship(item: str) -> str:
+    """Ship an item to an address the user types in."""
+    # On 2026-07-28 this body runs once per question: nothing before the last ask() may
+    # have side effects. The order is placed after every answer is in.
+    try:
+        answer = await ask(ShippingAddress)
+    except ElicitationUnsupported:
+        return "This client cannot show forms; ask the user for the address and call again."
+    if not answer.is_accepted():
+        return f"Shipping cancelled: the user chose to {answer.action}."
+    address = answer.unwrap()
+    confirm = await ask(
+        bool, f"Ship {item} to {address.street}, {address.city} by {address.speed.value}?"
+    )
+    if not confirm.content:
+        return "Shipping cancelled: the user did not confirm."
+    return (
+        f"Shipping {item} to {address.name}, {address.street}, {address.zip_code} "
+        f"{address.city} ({address.speed.value})."
+    )
+
+
+if __name__ == "__main__":
+    if sys.stdin.isatty():  # a person, not a client: say how to connect instead of waiting
+        sys.exit(
+            "This is an MCP server: it speaks JSON-RPC on stdin and stdout, to a client.\n"
+            "Fill in its forms at this terminal with\n"
+            "    elicitkit try examples/fastmcp_server.py --tool ship \\\n"
+            '        --args \'{"item": "a teapot"}\'\n'
+            "or add `python examples/fastmcp_server.py` to your MCP client's stdio servers."
+        )
+    # A client started this server and shows its stderr as a log: no banner and no
+    # "Starting MCP server" line there, only warnings (e.g. an answer that was invalid).
+    server.run("stdio", show_banner=False, log_level="WARNING")
