@@ -50,3 +50,9 @@ def redis_url() -> Iterator[str]:
 def sdk(request: pytest.FixtureRequest) -> str:
     """The server SDK a test runs on: the official ``mcp`` or ``fastmcp`` (tests/sdks.py)."""
     return str(request.param)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests run on asyncio, the backend both SDKs run on."""
+    return "asyncio"

@@ -43,11 +43,6 @@ ERAS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @form(message="Where should we ship it?")
 @dataclasses.dataclass
 class Address:

@@ -23,11 +23,6 @@ pytestmark = pytest.mark.anyio
 EXAMPLE = Path(__file__).parents[1] / "examples" / "conformance_2025.py"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _load() -> ModuleType:
     spec = importlib.util.spec_from_file_location("conformance_2025", EXAMPLE)
     assert spec is not None

@@ -135,11 +135,6 @@ async def test_a_cancelled_call_cancels_the_tool_and_is_not_an_elicit_error(sdk:
     assert not isinstance(error, ElicitError)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # --- a form the negotiated version cannot express -------------------------------------------
 
 

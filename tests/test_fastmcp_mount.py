@@ -12,11 +12,6 @@ from elicitkit import ask, install
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def shop() -> FastMCP:
     sub = FastMCP("shop")
 

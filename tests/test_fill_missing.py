@@ -32,11 +32,6 @@ ERAS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def book(
     restaurant: str,
     day: dt.date | None = None,

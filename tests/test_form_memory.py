@@ -23,11 +23,6 @@ from elicitkit._forms import compiled_form
 COUNT = 10_000
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 FEWER = 1_000  # for the shapes whose classes are slow to build; the mechanism is the same
 
 

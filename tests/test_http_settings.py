@@ -29,11 +29,6 @@ pytestmark = pytest.mark.anyio
 TIMEOUT = 20.0
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Name:
     name: str

@@ -23,11 +23,6 @@ ERAS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Login:
     user: str

@@ -28,11 +28,6 @@ LONE = "\ud800"
 REPLACED = "\ufffd"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Name:
     name: str

@@ -31,11 +31,6 @@ ERAS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Colour(enum.Enum):
     RED = "red"
     DARK_BLUE = "dark-blue"

@@ -34,11 +34,6 @@ pytestmark = pytest.mark.anyio
 WORKER = Path(__file__).parent / "servers" / "url_worker.py"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @asynccontextmanager
 async def routers(redis_url: str, count: int) -> AsyncIterator[list[RedisCompletions]]:
     """``count`` routers (one per simulated process) sharing a fresh key prefix."""

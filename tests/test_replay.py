@@ -39,11 +39,6 @@ KEY = re.compile(r"([a-z0-9_]+)#(\d+)")
 BAD_STATE = (-32602, "Invalid or expired requestState")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Person:
     name: str

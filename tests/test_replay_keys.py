@@ -18,11 +18,6 @@ from tests.sdks import in_memory, new_server
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class ShippingAddress:
     street: str

@@ -36,11 +36,6 @@ from tests.sdks import in_memory, tool_error
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Payee:
     name: str

@@ -20,11 +20,6 @@ from tests.mrtr import accept, never_called, only_question, retry, text_of
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Contact:
     """A 10-field form, as in the issue's measurement."""

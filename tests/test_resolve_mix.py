@@ -18,11 +18,6 @@ from tests.mrtr import accept, text_of
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Account(BaseModel):
     account: str
 

@@ -22,11 +22,6 @@ ERAS = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Address:
     street: str

@@ -16,11 +16,6 @@ from elicitkit.redis_store import RedisStore
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=["memory", "redis"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[OutcomeStore]:
     if request.param == "memory":

@@ -21,11 +21,6 @@ TIMED_OUT = (
 )
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def text_of(result: types.CallToolResult) -> str:
     [block] = result.content
     assert isinstance(block, types.TextContent)

@@ -38,11 +38,6 @@ from tests.sdks import in_memory, new_server
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @asynccontextmanager
 async def fake_oauth() -> AsyncIterator[str]:
     """A fake OAuth provider and the server's callback, on a real uvicorn; yields its base."""

@@ -74,11 +74,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def test_each_flavour_is_its_sdks_server() -> None:
     assert isinstance(build("mcp"), MCPServer)
     assert isinstance(build("fastmcp"), FastMCP)
