@@ -75,7 +75,7 @@ class ClientProfile:
 
 _2025 = PROTOCOL_VERSIONS[:2]
 _OBSERVED = PROTOCOL_VERSIONS[1:]  # the interop suite runs real clients on these two
-_INTEROP = "docs/clients.json, observed by the interop suite (tests/interop/)"
+_INTEROP = "docs/clients.json, from the interop suite"
 
 KNOWN_CLIENTS: dict[str, ClientProfile] = {
     client.name: client
@@ -122,19 +122,26 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
         ClientProfile(
             "fast-agent",
             "fast-agent 0.10.48 (terminal forms): renders every field kind and defaults; "
-            "sends optional choices, yes/no and multi-selects left alone as its first "
-            "option, false and []; stops text shorter than minLength; does not check dates.",
+            "sends optional fields left alone as answers (a choice as its first option, a "
+            "yes/no as false, a multi-select as []); stops text shorter than minLength; "
+            "does not check dates.",
             f"{_INTEROP}: fast-agent, eras auto (2026-07-28) and legacy (2025-11-25)",
             protocols=_OBSERVED,
             fills_untouched=True,
             checks_min_length=True,
             sources=(
-                ("protocols", f"{_INTEROP}: 'protocol'"),
-                ("number_widgets", f"{_INTEROP}: every widget filled by keystrokes"),
-                ("multi_select_widgets", f"{_INTEROP}: every widget filled by keystrokes"),
-                ("applies_defaults", f"{_INTEROP}: 'untouched_optional_form' (view=garden)"),
-                ("fills_untouched", f"{_INTEROP}: 'untouched_optional_form'"),
-                ("checks_min_length", f"{_INTEROP}: 'checks_min_length'"),
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                (
+                    "number_widgets",
+                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes",
+                ),
+                (
+                    "multi_select_widgets",
+                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes",
+                ),
+                ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
+                ("fills_untouched", f"{_INTEROP}, fact 'untouched_optional_form'"),
+                ("checks_min_length", f"{_INTEROP}, fact 'checks_min_length'"),
             ),
         ),
         ClientProfile(
@@ -161,13 +168,19 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             protocols=_OBSERVED,
             breaks_on_cleared=True,
             sources=(
-                ("protocols", f"{_INTEROP}: 'protocol'"),
-                ("number_widgets", f"{_INTEROP}: every widget filled by hand"),
-                ("multi_select_widgets", f"{_INTEROP}: every widget filled by hand"),
-                ("applies_defaults", f"{_INTEROP}: 'untouched_optional_form' (view=garden)"),
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                (
+                    "number_widgets",
+                    "tests/interop/test_inspector.py: test_every_widget_filled_by_hand",
+                ),
+                (
+                    "multi_select_widgets",
+                    "tests/interop/test_inspector.py: test_every_widget_filled_by_hand",
+                ),
+                ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
                 (
                     "breaks_on_cleared",
-                    f"{_INTEROP}: 'cleared_optional_select', 'cleared_optional_number'",
+                    f"{_INTEROP}, facts 'cleared_optional_select', 'cleared_optional_number'",
                 ),
             ),
         ),

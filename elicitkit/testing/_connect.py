@@ -16,6 +16,7 @@ from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit._sdk_client import TunedClient
 from elicitkit.integrations import client_target
 from elicitkit.testing._spec_keys import unknown_key
+from elicitkit.testing._untouched import filled_when_untouched, untouched_value
 from elicitkit.testing._user import CLEARED, FormRequest, ScriptedUser, ScriptError
 
 REQUEST_TIMEOUT = -32001  # the SDKs' "Request timed out" code
@@ -230,31 +231,11 @@ def _too_short(schema: Mapping[str, Any], content: Mapping[str, Any]) -> str | N
 
 def _filled(schema: Mapping[str, Any], content: dict[str, Any]) -> dict[str, Any]:
     """Send optional choices, yes/no and multi-selects left alone as a form that fills them."""
-    required = set(schema.get("required", ()))
-    for key, field in schema.get("properties", {}).items():
-        if key in content or key in required or not isinstance(field, Mapping):
-            continue
-        filled = _untouched_value(cast("Mapping[str, Any]", field))
-        if filled is not _NOTHING:
-            content[key] = filled
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for key in filled_when_untouched(schema):
+        if key not in content:
+            content[key] = untouched_value(properties[key])
     return content
-
-
-_NOTHING = object()
-
-
-def _untouched_value(field: Mapping[str, Any]) -> Any:
-    """What a form with a radio list, a checkbox and a checklist sends for a field left alone."""
-    kind = field.get("type")
-    if kind == "boolean":
-        return False
-    if kind == "array":
-        return []
-    if kind == "string" and field.get("enum"):
-        return field["enum"][0]
-    if kind == "string" and field.get("oneOf"):
-        return field["oneOf"][0].get("const")
-    return _NOTHING  # text and numbers stay empty
 
 
 def _cleared_kind(field: Any) -> str | None:
