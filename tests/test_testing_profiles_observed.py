@@ -12,6 +12,7 @@ the profile to change; a new fact without a scenario here fails too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -162,6 +163,20 @@ def test_every_observed_client_has_a_profile() -> None:
     for client, entry in FACTS["clients"].items():
         spoken = {era["protocol"] for era in entry["eras"].values()}
         assert spoken == set(KNOWN_CLIENTS[client].protocols), client
+
+
+def test_every_fact_a_profile_cites_is_recorded() -> None:
+    for client in FACTS["clients"]:
+        profile = KNOWN_CLIENTS[client]
+        cited = [
+            fact
+            for _, source in profile.sources
+            if source.startswith("docs/clients.json")
+            for fact in re.findall(r"'([a-z_]+)'", source)
+        ]
+        assert cited, client
+        for fact in cited:
+            assert fact in FACTS["facts"], f"{client} cites {fact!r}, not in docs/clients.json"
 
 
 @pytest.mark.parametrize(("client", "era", "fact"), CASES)

@@ -60,7 +60,11 @@ def accept(content: Mapping[str, Any] | None = None, /, **fields: Any) -> Reply:
 
 
 def invalid(content: Mapping[str, Any] | None = None, /, **fields: Any) -> Reply:
-    """Accept the form with content sent exactly as given, unchecked: to test bad answers."""
+    """Accept the form with content sent exactly as given, unchecked: to test bad answers.
+
+    The script does not check the keys; a client profile's own checks still apply (the
+    ``fast-agent`` profile stops a text shorter than its ``minLength`` in the form).
+    """
     return Reply("accept", {**(content or {}), **fields}, checked=False)
 
 
