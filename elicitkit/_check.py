@@ -8,6 +8,7 @@ form cannot be asked on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from elicitkit._client_facts import KNOWN_CLIENTS, ClientProfile
 from elicitkit._errors import FormDefinitionError
@@ -16,6 +17,7 @@ from elicitkit._forms import form_spec, requested_schema
 from elicitkit._formspec import MISSING, FormSpec, Kind
 from elicitkit._protocol import PROTOCOL_VERSIONS
 from elicitkit.testing._spec_keys import unknown_key
+from elicitkit.testing._untouched import filled_when_untouched
 
 
 @dataclass
@@ -48,6 +50,7 @@ def check_form(found: FoundForm) -> Report:
                 f"On {version} the schema has {key!r}, which strict clients refuse."
             )
     report.warnings.extend(_client_warnings(spec))
+    report.warnings.extend(_filled_warnings(requested_schema(found.tp)))
     return report
 
 
@@ -88,6 +91,27 @@ def _client_warnings(spec: FormSpec) -> list[str]:
             for client in _lacking("applies_defaults")
         )
     return warnings
+
+
+def _filled_warnings(schema: dict[str, Any]) -> list[str]:
+    """Optional fields some clients send as answers when the user leaves them alone.
+
+    (A client that ``breaks_on_cleared`` gets no warning: no form avoids it, so there is
+    nothing for the author to change; docs/clients.md explains it.)
+    """
+    keys = filled_when_untouched(schema)
+    if not keys:
+        return []
+    consequence = (
+        "fills in optional fields the user leaves alone (a choice with its first option, a "
+        "yes/no with false, a multi-select with []), so the server cannot tell them from "
+        "answers; give each a default (a 'no preference' option, say) if that matters"
+    )
+    return [
+        f"{_subject(keys)}: {client.name} {consequence} ({client.source_for('fills_untouched')})."
+        for client in KNOWN_CLIENTS.values()
+        if client.fills_untouched
+    ]
 
 
 def _lacking(fact: str) -> list[ClientProfile]:

@@ -1,7 +1,8 @@
 """What real MCP clients do with forms: the one table behind test profiles and ``check``.
 
-Every row cites its public evidence (issues and pull requests, or hands-on trials recorded
-in the project's field notes, November 2026). The testing kit's client profiles
+Every row cites its public evidence (issues and pull requests, hands-on trials recorded in
+the project's field notes, November 2026, or what the interop suite saw real clients do,
+recorded in ``docs/clients.json``). The testing kit's client profiles
 (`elicitkit.testing.PROFILES`) reproduce one behaviour each; ``elicitkit check`` reads
 `KNOWN_CLIENTS` to warn about forms that some real client shows badly. A fact that changes
 is changed here, once.
@@ -33,6 +34,19 @@ class ClientProfile:
         multi_select_widgets: It has inputs for multi-select (``array``) fields.
         applies_defaults: It prefills defaults and sends them back when the user keeps them.
         strict_keys: It refuses a ``requestedSchema`` with any key outside the spec's types.
+        fills_untouched: It sends optional fields the user left alone (and that have no
+            default) as if answered: a single choice as its first option (a radio list
+            always has one selected), a yes/no as ``false``, a multi-select as ``[]``. Text
+            and numbers left alone stay absent. The server cannot tell these from answers.
+        checks_min_length: It refuses to send a text shorter than its ``minLength``: the
+            form stays open with an error under it until the user fixes the text or leaves.
+        breaks_on_cleared: A field the user filled and then emptied (`CLEARED` in a
+            scripted answer) breaks the answer, as in the MCP Inspector: on the 2025 eras
+            the client answers the server with error -32602 instead of a result (a cleared
+            choice is sent as ``null``, a cleared number as ``undefined``, and the client's
+            own SDK refuses both); on 2026-07-28 a cleared choice fails the call inside the
+            client, which never calls the tool again, and a cleared number is left out.
+            ``False``: a cleared field is left out of the answer.
         sources: The evidence for single facts, as ``(fact, source)`` pairs, where
             ``evidence`` covers more than that fact.
     """
@@ -49,6 +63,9 @@ class ClientProfile:
     multi_select_widgets: bool = True
     applies_defaults: bool = True
     strict_keys: bool = False
+    fills_untouched: bool = False
+    checks_min_length: bool = False
+    breaks_on_cleared: bool = False
     sources: tuple[tuple[str, str], ...] = ()
 
     def source_for(self, fact: str) -> str:
@@ -57,6 +74,8 @@ class ClientProfile:
 
 
 _2025 = PROTOCOL_VERSIONS[:2]
+_OBSERVED = PROTOCOL_VERSIONS[1:]  # the interop suite runs real clients on these two
+_INTEROP = "docs/clients.json, from the interop suite"
 
 KNOWN_CLIENTS: dict[str, ClientProfile] = {
     client.name: client
@@ -101,6 +120,31 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             protocols=_2025,
         ),
         ClientProfile(
+            "fast-agent",
+            "fast-agent 0.10.48 (terminal forms): renders every field kind and defaults; "
+            "sends optional fields left alone as answers (a choice as its first option, a "
+            "yes/no as false, a multi-select as []); stops text shorter than minLength; "
+            "does not check dates.",
+            f"{_INTEROP}: fast-agent, eras auto (2026-07-28) and legacy (2025-11-25)",
+            protocols=_OBSERVED,
+            fills_untouched=True,
+            checks_min_length=True,
+            sources=(
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                (
+                    "number_widgets",
+                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes",
+                ),
+                (
+                    "multi_select_widgets",
+                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes",
+                ),
+                ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
+                ("fills_untouched", f"{_INTEROP}, fact 'untouched_optional_form'"),
+                ("checks_min_length", f"{_INTEROP}, fact 'checks_min_length'"),
+            ),
+        ),
+        ClientProfile(
             "gemini-cli",
             "Gemini CLI: no elicitation (it advertises only roots).",
             "field notes, November 2026 ('Method not found'); user-needs §2",
@@ -114,6 +158,31 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             "aaif-goose/goose #11194 (2026-07-28 not yet supported); docs PR#6060",
             url_mode=False,
             protocols=_2025,
+        ),
+        ClientProfile(
+            "mcp-inspector",
+            "MCP Inspector 2.12.0 (web UI): renders every field kind and defaults; dates are "
+            "plain text; checks no minLength; a cleared optional choice or number breaks "
+            "the answer.",
+            f"{_INTEROP}: mcp-inspector, eras legacy (2025-11-25) and modern (2026-07-28)",
+            protocols=_OBSERVED,
+            breaks_on_cleared=True,
+            sources=(
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                (
+                    "number_widgets",
+                    "tests/interop/test_inspector.py: test_every_widget_filled_by_hand",
+                ),
+                (
+                    "multi_select_widgets",
+                    "tests/interop/test_inspector.py: test_every_widget_filled_by_hand",
+                ),
+                ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
+                (
+                    "breaks_on_cleared",
+                    f"{_INTEROP}, facts 'cleared_optional_select', 'cleared_optional_number'",
+                ),
+            ),
         ),
         ClientProfile(
             "vscode-copilot",

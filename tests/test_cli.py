@@ -206,6 +206,26 @@ def test_check_the_examples_warns_about_numbers_on_codex(
     assert f"{path}:{line}: {form}" in capsys.readouterr().out
 
 
+def test_check_warns_about_optional_fields_a_client_fills_in(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The interop suite's form of optional fields: fast-agent sends three of them as
+    # answers when left alone (docs/clients.json, untouched_optional_form); `view` has a
+    # default and `floor` is a number, which stays absent.
+    monkeypatch.chdir(REPO)
+    assert main(["check", "tests/interop/server.py:Preferences"]) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        (
+            "  warning: Fields 'pillow', 'newsletter', 'towels': fast-agent fills in optional "
+            "fields the user leaves alone (a choice with its first option, a yes/no with "
+            "false, a multi-select with []), so the server cannot tell them from answers; "
+            "give each a default (a 'no preference' option, say) if that matters "
+            "(docs/clients.json, from the interop suite, fact 'untouched_optional_form')."
+        ),
+        "1 form checked: 0 errors, 4 warnings.",
+    ]
+
+
 def test_check_a_module_whose_form_fails_at_import(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

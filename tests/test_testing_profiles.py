@@ -232,8 +232,10 @@ KNOWN_CLIENT_OUTCOMES = {
     "claude-desktop": TIMED_OUT,
     "codex": NO_CONTENT,
     "copilot-cli": SHIPPED,
+    "fast-agent": SHIPPED,
     "gemini-cli": NO_FORMS,
     "goose": SHIPPED,
+    "mcp-inspector": SHIPPED,
     "vscode-copilot": SHIPPED,
 }
 

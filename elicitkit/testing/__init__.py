@@ -17,6 +17,7 @@ With pytest, the ``elicit_connect`` fixture does the same on every era (see
 from elicitkit._client_facts import KNOWN_CLIENTS, PROFILES, ClientProfile
 from elicitkit.testing._connect import HANG_SECONDS, connect
 from elicitkit.testing._user import (
+    CLEARED,
     FormRequest,
     Reply,
     ScriptedUser,
@@ -29,6 +30,7 @@ from elicitkit.testing._user import (
 )
 
 __all__ = [
+    "CLEARED",
     "HANG_SECONDS",
     "KNOWN_CLIENTS",
     "PROFILES",

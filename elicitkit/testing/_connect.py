@@ -16,9 +16,12 @@ from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit._sdk_client import TunedClient
 from elicitkit.integrations import client_target
 from elicitkit.testing._spec_keys import unknown_key
-from elicitkit.testing._user import FormRequest, ScriptedUser, ScriptError
+from elicitkit.testing._untouched import filled_when_untouched, untouched_value
+from elicitkit.testing._user import CLEARED, FormRequest, ScriptedUser, ScriptError
 
 REQUEST_TIMEOUT = -32001  # the SDKs' "Request timed out" code
+CLIENT_SIDE_SCHEMA_FAILURE = "Protocol value failed schema validation"
+"""What the MCP Inspector shows when its own SDK refuses its answer on 2026-07-28."""
 HANG_SECONDS = 1.0
 """How long a ``never-renders`` client keeps a form open before timing out, by default."""
 
@@ -120,16 +123,62 @@ class _Behaviour:
             if refusal is not None:
                 return refusal
         reply = await self._user.answer(request)
-        if reply is None:
-            return types.ElicitResult(action="cancel")
-        if reply.action != "accept":
-            return types.ElicitResult(action=reply.action)
-        content = dict(reply.content or {})
-        if profile is not None and not _has_widgets(profile, schema):
-            # No input for a field: the client falls back to approve/decline, no content.
-            return types.ElicitResult(action="accept")
+        while True:
+            if reply is None:
+                return types.ElicitResult(action="cancel")
+            if reply.action != "accept":
+                return types.ElicitResult(action=reply.action)
+            if profile is not None and not _has_widgets(profile, schema):
+                # No input for a field: the client falls back to approve/decline, no content.
+                return types.ElicitResult(action="accept")
+            content = dict(reply.content or {})
+            stop = _too_short(schema, content) if profile and profile.checks_min_length else None
+            if stop is None:
+                break
+            # The form stays open with the error shown: the user's next reply answers it.
+            request.stopped.append(stop)
+            reply = await self._user.answer(request, again=True)
         if profile is None or profile.applies_defaults:
             content = _with_defaults(schema, content)
+        if profile is not None and profile.fills_untouched:
+            content = _filled(schema, content)
+        return self._cleared(profile, request, content)
+
+    def _cleared(
+        self, profile: ClientProfile | None, request: FormRequest, content: dict[str, Any]
+    ) -> types.ElicitResult | types.ErrorData:
+        """The answer after the fields the user emptied (`CLEARED`) had their effect."""
+        cleared = [key for key, value in content.items() if value is CLEARED]
+        for key in cleared:
+            del content[key]
+        if profile is None or not profile.breaks_on_cleared or not cleared:
+            return types.ElicitResult(action="accept", content=content)
+        properties: Mapping[str, Any] = request.schema.get("properties", {})
+        for key in cleared:
+            kind = _cleared_kind(properties.get(key))
+            if kind is None:
+                self._user.problems.append(
+                    f"The scripted answer to {request.message!r} clears field {key!r}, but "
+                    f"the {profile.name} profile knows only what clearing an optional choice "
+                    "or number does in that client. Give the field a value, or leave it out."
+                )
+                return types.ElicitResult(action="cancel")
+            if self._protocol != LATEST_PROTOCOL:
+                # The Inspector's own SDK refuses the answer its form built, and says so to
+                # the server (docs/clients.json: cleared_optional_select/number, legacy).
+                received = "null" if kind == "choice" else "undefined"
+                return types.ErrorData(
+                    code=types.INVALID_PARAMS,
+                    message="Invalid elicitation result: Invalid input: expected string, "
+                    f"received {received}",
+                )
+            if kind == "choice":
+                # On 2026-07-28 the call fails inside the client and the tool is never
+                # called again (docs/clients.json: cleared_optional_select, modern).
+                return types.ErrorData(
+                    code=types.INVALID_PARAMS, message=CLIENT_SIDE_SCHEMA_FAILURE
+                )
+        # 2026-07-28: a cleared number arrives absent (cleared_optional_number, modern).
         return types.ElicitResult(action="accept", content=content)
 
     async def _before_user(
@@ -164,6 +213,41 @@ def _has_widgets(profile: ClientProfile, schema: Mapping[str, Any]) -> bool:
     if not profile.number_widgets and kinds & {"integer", "number"}:
         return False
     return profile.multi_select_widgets or "array" not in kinds
+
+
+def _too_short(schema: Mapping[str, Any], content: Mapping[str, Any]) -> str | None:
+    """The error a client that checks ``minLength`` shows for the first short text, if any."""
+    for key, field in schema.get("properties", {}).items():
+        value = content.get(key)
+        if not isinstance(field, Mapping) or not isinstance(value, str):
+            continue
+        minimum = cast("Mapping[str, Any]", field).get("minLength")
+        if isinstance(minimum, int) and len(value) < minimum:
+            title = cast("Mapping[str, Any]", field).get("title", key)
+            # fast-agent's words under the form: "Error: 'Guest': Need 1 more char".
+            return f"'{title}': Need {minimum - len(value)} more char"
+    return None
+
+
+def _filled(schema: Mapping[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    """Send optional choices, yes/no and multi-selects left alone as a form that fills them."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for key in filled_when_untouched(schema):
+        if key not in content:
+            content[key] = untouched_value(properties[key])
+    return content
+
+
+def _cleared_kind(field: Any) -> str | None:
+    """``choice`` or ``number`` for a field the Inspector observations cover, else ``None``."""
+    if not isinstance(field, Mapping):
+        return None
+    field = cast("Mapping[str, Any]", field)
+    if field.get("type") == "string" and ("enum" in field or "oneOf" in field):
+        return "choice"
+    if field.get("type") in ("integer", "number"):
+        return "number"
+    return None
 
 
 def _with_defaults(schema: Mapping[str, Any], content: dict[str, Any]) -> dict[str, Any]:

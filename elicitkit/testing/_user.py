@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import anyio
@@ -12,6 +12,22 @@ import anyio
 from elicitkit._forms import requested_schema
 
 Action = Literal["accept", "decline", "cancel"]
+
+
+class _Cleared:
+    """The type of `CLEARED`."""
+
+    def __repr__(self) -> str:
+        return "CLEARED"
+
+
+CLEARED: Any = _Cleared()
+"""A field value in `accept`: the user filled this field, then emptied it.
+
+What arrives depends on the client: most leave the field out of the answer; the
+``mcp-inspector`` profile breaks the answer the way the MCP Inspector does (see
+`ClientProfile.breaks_on_cleared`).
+"""
 
 
 @dataclass(frozen=True)
@@ -37,13 +53,18 @@ def accept(content: Mapping[str, Any] | None = None, /, **fields: Any) -> Reply:
 
     The keys must be fields of the form: a key the form does not have fails the test.
     Fields left out are absent, or prefilled with their default by a client that applies
-    defaults (the default, and every profile but ``ignores-defaults``).
+    defaults (the default, and every profile but ``ignores-defaults``). A field given as
+    `CLEARED` was filled and then emptied: the client decides what that sends.
     """
     return Reply("accept", {**(content or {}), **fields})
 
 
 def invalid(content: Mapping[str, Any] | None = None, /, **fields: Any) -> Reply:
-    """Accept the form with content sent exactly as given, unchecked: to test bad answers."""
+    """Accept the form with content sent exactly as given, unchecked: to test bad answers.
+
+    The script does not check the keys; a client profile's own checks still apply (the
+    ``fast-agent`` profile stops a text shorter than its ``minLength`` in the form).
+    """
     return Reply("accept", {**(content or {}), **fields}, checked=False)
 
 
@@ -76,6 +97,8 @@ class FormRequest:
             profile that declines or hangs, or a schema a strict client refused).
         sent: What the client sent back: an ``ElicitResult`` as a dict (after the profile
             applied defaults or dropped content), or an error as ``{"error": {...}}``.
+        stopped: The errors the client showed in the form instead of sending an answer
+            (a profile that ``checks_min_length``), in order; each took one reply.
     """
 
     protocol: str
@@ -84,6 +107,7 @@ class FormRequest:
     params: dict[str, Any]
     reply: Reply | None = None
     sent: dict[str, Any] | None = None
+    stopped: list[str] = field(default_factory=list[str])
 
 
 @dataclass
@@ -207,9 +231,14 @@ class ScriptedUser:
         )
         return None
 
-    async def answer(self, request: FormRequest) -> Reply | None:
-        """Record ``request``, wait the reply's delay, and return the reply."""
-        self.requests.append(request)
+    async def answer(self, request: FormRequest, *, again: bool = False) -> Reply | None:
+        """Record ``request``, wait the reply's delay, and return the reply.
+
+        ``again``: the form is still open (the client refused to send the last reply), so
+        it is not recorded a second time.
+        """
+        if not again:
+            self.requests.append(request)
         reply = self.reply_for(request)
         if reply is None:
             return None
