@@ -72,11 +72,6 @@ SHIPPING_OUTCOMES: dict[str, tuple[str, int]] = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def text_of(result: types.CallToolResult) -> str:
     [block] = result.content
     assert isinstance(block, types.TextContent)

@@ -46,11 +46,6 @@ CASES = [
 STAY = {"guest": "Ada Lovelace", "nights": 3, "cabin": "garden", "extras": ["breakfast", "late"]}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Run:
     """One scenario's session: the interop server of one SDK, a profile, a protocol."""
 

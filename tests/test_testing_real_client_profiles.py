@@ -36,11 +36,6 @@ INSPECTOR = KNOWN_CLIENTS["mcp-inspector"]
 ERAS = ["2025-11-25", "2026-07-28"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Size(Enum):
     SMALL = "s"
     LARGE = "l"

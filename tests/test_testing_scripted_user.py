@@ -34,11 +34,6 @@ from tests.sdks import new_server
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclasses.dataclass
 class Zip:
     zip_code: Annotated[str, MinLen(4)]
