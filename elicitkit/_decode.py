@@ -18,7 +18,7 @@ from typing import Any, NoReturn, cast
 
 import pydantic
 
-from elicitkit._errors import FieldError, InvalidContent
+from elicitkit._errors import FieldError, InvalidContent, field_error
 from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._nesting import KEY_SEPARATOR, TITLE_SEPARATOR
 from elicitkit._render import wire_default
@@ -60,11 +60,11 @@ _DIGITS_LIMIT = 10**MAX_DIGITS
 
 
 class _Reject(Exception):
-    """One field's value is unacceptable; the message is for the person who answered."""
+    """One field's value is unacceptable; ``args[0]`` is the message for the person who answered.
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    No ``__init__`` of its own: raising an exception whose constructor is Python code costs
+    about twice as much, and an invalid answer raises one per bad field.
+    """
 
 
 def _fail() -> NoReturn:
@@ -144,14 +144,14 @@ def _checked_decoder(
             value = answer.get(key)
             if value is None or (blank_is_absent and value == ""):
                 if required:
-                    errors.append(FieldError(key, "This field is required."))
+                    errors.append(field_error(key, "This field is required."))
                 elif absent is not _OMIT:
                     values[attr] = absent() if callable(absent) else absent[0]
                 continue
             try:
                 values[attr] = check(value)
             except _Reject as reject:
-                errors.append(FieldError(key, reject.message))
+                errors.append(field_error(key, reject.args[0]))
         if errors:
             raise InvalidContent(name, errors)
         return build(values)
@@ -379,7 +379,8 @@ def check_value(field: FieldSpec, value: Any) -> str | None:
     try:
         _checker(field)(value)
     except _Reject as reject:
-        return reject.message
+        message: str = reject.args[0]
+        return message
     return None
 
 
@@ -425,14 +426,16 @@ def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
     fmt = field.format
     convert = field.convert
     format_check = _FORMAT_CHECKS[fmt] if fmt is not None else None
+    too_short = f"Must be at least {_count(low or 0, 'character')} long."
+    too_long = f"Must be at most {_count(high or 0, 'character')} long."
 
     def check(value: Any) -> Any:
         if type(value) is not str:
             raise _Reject(f"Expected text, got {_json_kind(value)}.")
         if low is not None and len(value) < low:
-            raise _Reject(f"Must be at least {_count(low, 'character')} long.")
+            raise _Reject(too_short)
         if high is not None and len(value) > high:
-            raise _Reject(f"Must be at most {_count(high, 'character')} long.")
+            raise _Reject(too_long)
         if has_surrogate(value):
             raise _Reject(_SURROGATE_PROBLEM)
         if matches is not None and not matches(value):
@@ -458,6 +461,9 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
     low, high = field.minimum, field.maximum
     strict_low, strict_high = field.exclusive_minimum, field.exclusive_maximum
     convert = field.convert
+    below, above = f"Must be at least {low}.", f"Must be at most {high}."
+    not_greater = f"Must be greater than {strict_low}."
+    not_less = f"Must be less than {strict_high}."
 
     def check(value: Any) -> Any:
         kind = value.__class__
@@ -476,13 +482,13 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
         elif convert is None and kind is int:
             value = float(value)  # no OverflowError: MAX_DIGITS is far below float's 308
         if low is not None and value < low:
-            raise _Reject(f"Must be at least {low}.")
+            raise _Reject(below)
         if high is not None and value > high:
-            raise _Reject(f"Must be at most {high}.")
+            raise _Reject(above)
         if strict_low is not None and value <= strict_low:
-            raise _Reject(f"Must be greater than {strict_low}.")
+            raise _Reject(not_greater)
         if strict_high is not None and value >= strict_high:
-            raise _Reject(f"Must be less than {strict_high}.")
+            raise _Reject(not_less)
         return value if convert is None else convert(value)
 
     return check
@@ -732,6 +738,9 @@ def _json_kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+_PREVIEW_CHARS = 200  # of text, previewed: longer than any message shows; cut by _shorten
+
+
 class _BoundedRepr(reprlib.Repr):
     """``repr`` that looks at a bounded part of a value, however large or deep it is.
 
@@ -744,7 +753,7 @@ class _BoundedRepr(reprlib.Repr):
         super().__init__()
         self.maxlevel = 3
         self.maxlist = self.maxtuple = self.maxdict = self.maxset = 4
-        self.maxstring = 200  # longer than any message shows; cut again by _shorten
+        self.maxstring = _PREVIEW_CHARS
 
     def repr_int(self, x: int, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
         if not -_DIGITS_LIMIT < x < _DIGITS_LIMIT:
@@ -759,7 +768,8 @@ _bounded_repr = _BoundedRepr().repr
 
 
 def _shorten(value: Any, limit: int = 40) -> str:
-    text = _bounded_repr(value)
+    # What _BoundedRepr gives plain text, without reprlib's dispatch (most previews are text).
+    text = repr(value[:_PREVIEW_CHARS]) if value.__class__ is str else _bounded_repr(value)
     return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
