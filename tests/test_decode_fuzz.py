@@ -382,7 +382,7 @@ def _outcome(decode: Any, content: Any) -> tuple[str, Any]:
     try:
         return ("value", _picture(decode(content)))
     except InvalidContent as problem:
-        return ("errors", problem.errors)
+        return ("errors", (problem.errors, str(problem), problem.args))
 
 
 def _returns_or_raises_invalid_content(tp: Any, content: Any) -> str:
