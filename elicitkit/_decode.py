@@ -20,7 +20,7 @@ import keyword
 import math
 import reprlib
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 import pydantic
 
@@ -46,11 +46,17 @@ _FORMAT_PROBLEMS = {
     "email": "Expected an email address like name@example.com",
     "uri": "Expected a link like https://example.com",
 }
-_FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
+# Each format's test, falsy for text that is not of the format. It refuses without
+# raising, so a bad value costs no exception: for dates, the shape parse_date itself
+# checks first (it then refuses only days that do not exist).
+_FORMAT_SHAPES: dict[str, Callable[[str], object]] = {
+    "date": DATE_SHAPE.fullmatch,
+    "email": is_email,
+    "uri": is_uri,
+}
+_FORMAT_PARSERS: dict[str, Callable[[str], object]] = {
     "date": parse_date,
     "date-time": parse_datetime,
-    "email": lambda text: is_email(text) or _fail(),
-    "uri": lambda text: is_uri(text) or _fail(),
 }
 
 
@@ -74,10 +80,6 @@ class _Problem(str):
     """
 
     __slots__ = ()
-
-
-def _fail() -> NoReturn:
-    raise ValueError
 
 
 PlanEntry = tuple[str, str, Callable[[Any], Any], bool, bool, Any]
@@ -492,7 +494,9 @@ def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
     matches = pattern_matcher(pattern) if pattern is not None else None
     fmt = field.format
     convert = field.convert
-    format_check = _FORMAT_CHECKS[fmt] if fmt is not None else None
+    not_format = _FORMAT_PROBLEMS[fmt] if fmt is not None else ""  # KeyError: no such format
+    shaped = _FORMAT_SHAPES.get(fmt) if fmt is not None else None
+    parse = _FORMAT_PARSERS.get(fmt) if fmt is not None else None
     # The problems that never quote the value, made once.
     too_short = _Problem(f"Must be at least {_count(low or 0, 'character')} long.")
     too_long = _Problem(f"Must be at most {_count(high or 0, 'character')} long.")
@@ -508,11 +512,13 @@ def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
             return _SURROGATE_PROBLEM
         if matches is not None and not matches(value):
             return _Problem(f"Must match the pattern {pattern}.")
-        if format_check is not None:
+        if shaped is not None and not shaped(value):
+            return _Problem(f"{not_format}, got {_shorten(value)}.")
+        if parse is not None:
             try:
-                parsed = format_check(value)
+                parsed = parse(value)
             except ValueError:
-                return _Problem(f"{_FORMAT_PROBLEMS[fmt]}, got {_shorten(value)}.")  # type: ignore[index]
+                return _Problem(f"{not_format}, got {_shorten(value)}.")
             if convert is parse_date or convert is parse_datetime:
                 return parsed
         if convert is not None:
