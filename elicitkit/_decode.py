@@ -114,9 +114,11 @@ def build_decoder(
     checked = _checked_decoder(spec, build=build, plan=plan)
     if not fast:
         return checked
-    if plan is None:
-        plan = [field_plan(spec, field) for field in spec.fields]
-    return _fast_path(spec, _collector(spec.name, plan, build or _builder(spec), checked))
+    if plan is not None:  # the caller's checks, which the fast path would not follow
+        return checked
+    plan = [field_plan(spec, field) for field in spec.fields]
+    collect = _collector(spec.name, plan, build or _builder(spec), checked, spec.fields)
+    return _fast_path(spec, collect)
 
 
 def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
@@ -175,13 +177,20 @@ def _checked_decoder(
     return decode
 
 
-def _collector(name: str, plan: Sequence[PlanEntry], build: Builder, checked: Decoder) -> Decoder:
+def _collector(
+    name: str,
+    plan: Sequence[PlanEntry],
+    build: Builder,
+    checked: Decoder,
+    fields: Sequence[FieldSpec],
+) -> Decoder:
     """Generate the reference decoder's loop unrolled, for answers the fast path doubts.
 
-    The same plan, the same steps in the same order, so the same values and the same
-    errors (tests compare it with the reference decoder); without the loop's tuple
-    unpacking and per-field lookups, which were a fifth of refusing an answer. Content that
-    is not an object goes to the reference decoder itself.
+    The same plan (made from ``fields``), the same steps in the same order, so the same
+    values and the same errors (tests compare it with the reference decoder); without the
+    loop's tuple unpacking and per-field lookups, and with the simple kinds' valid values
+    accepted inline rather than through their checker (see `_accepted_inline`). Content
+    that is not an object goes to the reference decoder itself.
     """
     namespace: dict[str, Any] = {
         "checked": checked,
@@ -190,6 +199,8 @@ def _collector(name: str, plan: Sequence[PlanEntry], build: Builder, checked: De
         "error": field_error,
         "InvalidContent": InvalidContent,
         "NAME": name,
+        "has_surrogate": has_surrogate,
+        "LIMIT": _DIGITS_LIMIT,
     }
     lines = [
         "def collect(content):",
@@ -202,6 +213,7 @@ def _collector(name: str, plan: Sequence[PlanEntry], build: Builder, checked: De
     for index, (key, attr, check, required, blank_is_absent, absent) in enumerate(plan):
         namespace[f"K{index}"] = check
         value = f"v{index}"
+        inline = _accepted_inline(fields[index], index, value)
         blank = f" or {value} == ''" if blank_is_absent else ""
         lines += [f"    {value} = get({key!r})", f"    if {value} is None{blank}:"]
         if required:
@@ -214,6 +226,10 @@ def _collector(name: str, plan: Sequence[PlanEntry], build: Builder, checked: De
         else:
             namespace[f"D{index}"] = absent[0]
             lines.append(f"        values[{attr!r}] = D{index}")
+        if inline is not None:
+            namespace[f"L{index}"] = {choice.wire: choice.value for choice in fields[index].choices}
+            test, result = inline
+            lines += [f"    elif {test}:", f"        values[{attr!r}] = {result}"]
         lines += [
             "    else:",
             f"        {value} = K{index}({value})",
@@ -309,6 +325,46 @@ def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
     exec("\n".join(lines), namespace)
     decoder: Decoder = namespace["decode"]
     return decoder
+
+
+def _accepted_inline(field: FieldSpec, index: int, value: str) -> tuple[str, str] | None:
+    """A test that holds only for values the field's checker accepts, and what it returns.
+
+    For the simple kinds, whose checker returns the value itself (a choice: its option's
+    value from ``L{index}``); ``None`` for the rest, which always go through the checker.
+    ``value`` is known not to be ``None`` here.
+    """
+    kind = field.kind
+    if kind is Kind.BOOLEAN:
+        return f"{value}.__class__ is bool", value
+    if kind is Kind.CHOICE:
+        return f"{value}.__class__ is str and {value} in L{index}", f"L{index}[{value}]"
+    if field.convert is not None:
+        return None
+    if kind is Kind.TEXT and field.format is None and field.pattern is None:
+        low, high = field.min_length, field.max_length
+        # isascii() is a flag check in CPython: the scan is made only for non-ASCII text.
+        test = f"{value}.__class__ is str and ({value}.isascii() or not has_surrogate({value}))"
+        if low is not None:
+            test += f" and len({value}) >= {low}"
+        if high is not None:
+            test += f" and len({value}) <= {high}"
+        return test, value
+    if (
+        kind in (Kind.INTEGER, Kind.NUMBER)
+        and field.exclusive_minimum is None
+        and field.exclusive_maximum is None
+    ):
+        if kind is Kind.INTEGER:
+            test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
+        else:  # `x - x == 0` is false exactly for NaN and the infinities
+            test = f"{value}.__class__ is float and {value} - {value} == 0"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        return test, value
+    return None
 
 
 def _positional_count(spec: FormSpec) -> int:

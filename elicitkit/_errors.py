@@ -77,7 +77,8 @@ class InvalidContent(ElicitError):
                 for error in errors
             ]
         )
-        super().__init__(f"The answer to {form_name} has {len(errors)} {noun}: {listed}")
+        # What BaseException.__init__(message) does, without looking up super()'s.
+        self.args = (f"The answer to {form_name} has {len(errors)} {noun}: {listed}",)
 
 
 class ElicitationDeclined(ElicitError):
