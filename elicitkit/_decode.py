@@ -55,7 +55,7 @@ _FORMAT_SHAPES: dict[str, Callable[[str], object]] = {
     "uri": is_uri,
 }
 _FORMAT_PARSERS: dict[str, Callable[[str], object]] = {
-    "date": parse_date,
+    "date": dt.date.fromisoformat,  # what parse_date does once the shape has passed
     "date-time": parse_datetime,
 }
 
