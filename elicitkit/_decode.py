@@ -1,9 +1,15 @@
 """Decoding: a client's untrusted answer -> the author's type, or every problem with it.
 
 Each field gets one checker that validates a wire value and converts it (Enum member, date,
-Decimal, set of choices...). A decoder runs every checker, collects every failure as a
-`FieldError`, and only then builds the author's type, so pydantic validators run last and
-their failures land in the same list.
+Decimal, set of choices...) or returns a `_Problem` saying why not. A decoder runs every
+checker, collects every problem as a `FieldError`, and only then builds the author's type,
+so pydantic validators run last and their failures land in the same list.
+
+A form answered more than once gets three decoders in a chain: the generated fast path for
+valid answers, which gives up at the first doubt; the generated collector (the reference
+decoder's loop unrolled), which finds every problem; and the reference decoder itself, the
+plain loop the other two must agree with (tests compare them), which decodes a form's first
+answer and per-call overrides.
 """
 
 from __future__ import annotations
@@ -14,11 +20,11 @@ import keyword
 import math
 import reprlib
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, cast
+from typing import Any, cast
 
 import pydantic
 
-from elicitkit._errors import FieldError, InvalidContent
+from elicitkit._errors import FieldError, InvalidContent, field_error
 from elicitkit._formspec import MISSING, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._nesting import KEY_SEPARATOR, TITLE_SEPARATOR
 from elicitkit._render import wire_default
@@ -40,11 +46,17 @@ _FORMAT_PROBLEMS = {
     "email": "Expected an email address like name@example.com",
     "uri": "Expected a link like https://example.com",
 }
-_FORMAT_CHECKS: dict[str, Callable[[str], object]] = {
-    "date": parse_date,
+# Each format's test, falsy for text that is not of the format. It refuses without
+# raising, so a bad value costs no exception: for dates, the shape parse_date itself
+# checks first (it then refuses only days that do not exist).
+_FORMAT_SHAPES: dict[str, Callable[[str], object]] = {
+    "date": DATE_SHAPE.fullmatch,
+    "email": is_email,
+    "uri": is_uri,
+}
+_FORMAT_PARSERS: dict[str, Callable[[str], object]] = {
+    "date": dt.date.fromisoformat,  # what parse_date does once the shape has passed
     "date-time": parse_datetime,
-    "email": lambda text: is_email(text) or _fail(),
-    "uri": lambda text: is_uri(text) or _fail(),
 }
 
 
@@ -59,16 +71,15 @@ linear in the number's size.
 _DIGITS_LIMIT = 10**MAX_DIGITS
 
 
-class _Reject(Exception):
-    """One field's value is unacceptable; the message is for the person who answered."""
+class _Problem(str):
+    """What a checker returns instead of a value it refuses: why, for the person who answered.
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    Returned, not raised: raising and catching an exception costs CPython about three times
+    as much as returning, and an invalid answer has one per bad field. No checked value is
+    ever of this private type, so ``result.__class__ is _Problem`` tells them apart.
+    """
 
-
-def _fail() -> NoReturn:
-    raise ValueError
+    __slots__ = ()
 
 
 PlanEntry = tuple[str, str, Callable[[Any], Any], bool, bool, Any]
@@ -101,7 +112,13 @@ def build_decoder(
         # Nested forms: the flat fields decoded into a dict, then the instances built.
         return _nested_decoder(spec, _checked_decoder(spec, build=dict, plan=plan))
     checked = _checked_decoder(spec, build=build, plan=plan)
-    return _fast_path(spec, checked) if fast else checked
+    if not fast:
+        return checked
+    if plan is not None:  # the caller's checks, which the fast path would not follow
+        return checked
+    plan = [field_plan(spec, field) for field in spec.fields]
+    result = build or _builder(spec)
+    return _fast_path(spec, lambda: _collector(spec.name, plan, result, checked, spec.fields))
 
 
 def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
@@ -144,14 +161,15 @@ def _checked_decoder(
             value = answer.get(key)
             if value is None or (blank_is_absent and value == ""):
                 if required:
-                    errors.append(FieldError(key, "This field is required."))
+                    errors.append(field_error(key, "This field is required."))
                 elif absent is not _OMIT:
                     values[attr] = absent() if callable(absent) else absent[0]
                 continue
-            try:
-                values[attr] = check(value)
-            except _Reject as reject:
-                errors.append(FieldError(key, reject.message))
+            checked = check(value)
+            if checked.__class__ is _Problem:
+                errors.append(field_error(key, str(checked)))
+            else:
+                values[attr] = checked
         if errors:
             raise InvalidContent(name, errors)
         return build(values)
@@ -159,26 +177,104 @@ def _checked_decoder(
     return decode
 
 
-def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
+def _collector(
+    name: str,
+    plan: Sequence[PlanEntry],
+    build: Builder,
+    checked: Decoder,
+    fields: Sequence[FieldSpec],
+) -> Decoder:
+    """Generate the reference decoder's loop unrolled, for answers the fast path doubts.
+
+    The same plan (made from ``fields``), the same steps in the same order, so the same
+    values and the same errors (tests compare it with the reference decoder); without the
+    loop's tuple unpacking and per-field lookups, and with the simple kinds' valid values
+    accepted inline rather than through their checker (see `_accepted_inline`). Content
+    that is not an object goes to the reference decoder itself.
+    """
+    namespace: dict[str, Any] = {
+        "checked": checked,
+        "build": build,
+        "Problem": _Problem,
+        "error": field_error,
+        "InvalidContent": InvalidContent,
+        "NAME": name,
+        "has_surrogate": has_surrogate,
+        "LIMIT": _DIGITS_LIMIT,
+    }
+    lines = [
+        "def collect(content):",
+        "    if content.__class__ is not dict:",
+        "        return checked(content)",
+        "    get = content.get",
+        "    values = {}",
+        "    errors = []",
+    ]
+    for index, (key, attr, check, required, blank_is_absent, absent) in enumerate(plan):
+        namespace[f"K{index}"] = check
+        value = f"v{index}"
+        inline = _accepted_inline(fields[index], index, value)
+        blank = f" or {value} == ''" if blank_is_absent else ""
+        lines += [f"    {value} = get({key!r})", f"    if {value} is None{blank}:"]
+        if required:
+            lines.append(f"        errors.append(error({key!r}, 'This field is required.'))")
+        elif absent is _OMIT:
+            lines.append("        pass  # left out: the type applies its own default")
+        elif callable(absent):
+            namespace[f"F{index}"] = absent
+            lines.append(f"        values[{attr!r}] = F{index}()")
+        else:
+            namespace[f"D{index}"] = absent[0]
+            lines.append(f"        values[{attr!r}] = D{index}")
+        if inline is not None:
+            namespace[f"L{index}"] = {choice.wire: choice.value for choice in fields[index].choices}
+            test, result = inline
+            lines += [f"    elif {test}:", f"        values[{attr!r}] = {result}"]
+        lines += [
+            "    else:",
+            f"        {value} = K{index}({value})",
+            f"        if {value}.__class__ is Problem:",
+            f"            errors.append(error({key!r}, str({value})))",
+            "        else:",
+            f"            values[{attr!r}] = {value}",
+        ]
+    lines += [
+        "    if errors:",
+        "        raise InvalidContent(NAME, errors)",
+        "    return build(values)",
+    ]
+    exec("\n".join(lines), namespace)
+    collect: Decoder = namespace["collect"]
+    return collect
+
+
+def _fast_path(spec: FormSpec, make_slow: Callable[[], Decoder]) -> Decoder:
     """Generate a straight-line decoder for answers that are valid, as most are.
 
     Python spends most of a per-field loop on the loop itself: calls, tuple unpacking,
     dictionary stores. The generated function instead checks each field inline (the
     simple kinds) or through its checker (the rest) and builds the result with one call.
-    At the first doubt it hands the whole content to the reference decoder, which alone
-    decides what is wrong and says so: the fast path never produces an error itself.
+    At the first doubt it hands the whole content to the collector, which alone decides
+    what is wrong and says so: the fast path never produces an error itself. The collector
+    is generated by ``make_slow`` at the first doubt (generating code costs about as much as
+    the fast path's own), so a form that only ever gets valid answers never pays for it.
     """
     shape = spec.shape
     by_keyword = shape in (Shape.DATACLASS, Shape.STRUCT)
     if by_keyword and not all(
         field.attr.isidentifier() and not keyword.iskeyword(field.attr) for field in spec.fields
     ):
-        return checked
+        return make_slow()
     positional = _positional_count(spec)
+
+    def first_doubt(content: Any) -> Any:
+        slow = namespace["slow"] = make_slow()  # what the generated code calls from now on
+        return slow(content)
+
     namespace: dict[str, Any] = {
-        "slow": checked,
+        "slow": first_doubt,
         "MISSING": MISSING,
-        "Reject": _Reject,
+        "Problem": _Problem,
         "build": _builder(spec),
         "T": spec.tp,
         "is_date_shaped": DATE_SHAPE.fullmatch,
@@ -236,6 +332,46 @@ def _fast_path(spec: FormSpec, checked: Decoder) -> Decoder:
     exec("\n".join(lines), namespace)
     decoder: Decoder = namespace["decode"]
     return decoder
+
+
+def _accepted_inline(field: FieldSpec, index: int, value: str) -> tuple[str, str] | None:
+    """A test that holds only for values the field's checker accepts, and what it returns.
+
+    For the simple kinds, whose checker returns the value itself (a choice: its option's
+    value from ``L{index}``); ``None`` for the rest, which always go through the checker.
+    ``value`` is known not to be ``None`` here.
+    """
+    kind = field.kind
+    if kind is Kind.BOOLEAN:
+        return f"{value}.__class__ is bool", value
+    if kind is Kind.CHOICE:
+        return f"{value}.__class__ is str and {value} in L{index}", f"L{index}[{value}]"
+    if field.convert is not None:
+        return None
+    if kind is Kind.TEXT and field.format is None and field.pattern is None:
+        low, high = field.min_length, field.max_length
+        # isascii() is a flag check in CPython: the scan is made only for non-ASCII text.
+        test = f"{value}.__class__ is str and ({value}.isascii() or not has_surrogate({value}))"
+        if low is not None:
+            test += f" and len({value}) >= {low}"
+        if high is not None:
+            test += f" and len({value}) <= {high}"
+        return test, value
+    if (
+        kind in (Kind.INTEGER, Kind.NUMBER)
+        and field.exclusive_minimum is None
+        and field.exclusive_maximum is None
+    ):
+        if kind is Kind.INTEGER:
+            test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
+        else:  # `x - x == 0` is false exactly for NaN and the infinities
+            test = f"{value}.__class__ is float and {value} - {value} == 0"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        return test, value
+    return None
 
 
 def _positional_count(spec: FormSpec) -> int:
@@ -342,9 +478,8 @@ def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list
 
 def _via_checker(index: int, value: str, result: str, indent: str = "") -> list[str]:
     lines = [
-        "try:",
-        f"    {result} = K{index}({value})",
-        "except Reject:",
+        f"{result} = K{index}({value})",
+        f"if {result}.__class__ is Problem:",
         "    return slow(content)",
     ]
     return [indent + line for line in lines]
@@ -376,11 +511,8 @@ def _absent(spec: FormSpec, field: FieldSpec) -> Any:
 
 def check_value(field: FieldSpec, value: Any) -> str | None:
     """Return why a wire value does not fit a field, or ``None`` when it fits."""
-    try:
-        _checker(field)(value)
-    except _Reject as reject:
-        return reject.message
-    return None
+    checked = _checker(field)(value)
+    return str(checked) if checked.__class__ is _Problem else None
 
 
 def _blank_is_absent(field: FieldSpec) -> bool:
@@ -393,7 +525,8 @@ def _blank_is_absent(field: FieldSpec) -> bool:
 
 
 # --------------------------------------------------------------------------------------
-# Checkers: one per kind, specialised by the field's constraints
+# Checkers: one per kind, specialised by the field's constraints; each returns the checked
+# value, or a `_Problem` (the messages that never quote the value are made once)
 # --------------------------------------------------------------------------------------
 
 
@@ -412,9 +545,9 @@ def _checker(field: FieldSpec) -> Callable[[Any], Any]:
     return _multi_checker(field)
 
 
-def _boolean(value: Any) -> bool:
+def _boolean(value: Any) -> bool | _Problem:
     if type(value) is not bool:
-        raise _Reject(f"Expected true or false, got {_json_kind(value)}.")
+        return _Problem(f"Expected true or false, got {_json_kind(value)}.")
     return value
 
 
@@ -424,31 +557,38 @@ def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
     matches = pattern_matcher(pattern) if pattern is not None else None
     fmt = field.format
     convert = field.convert
-    format_check = _FORMAT_CHECKS[fmt] if fmt is not None else None
+    not_format = _FORMAT_PROBLEMS[fmt] if fmt is not None else ""  # KeyError: no such format
+    shaped = _FORMAT_SHAPES.get(fmt) if fmt is not None else None
+    parse = _FORMAT_PARSERS.get(fmt) if fmt is not None else None
+    # The problems that never quote the value, made once.
+    too_short = _Problem(f"Must be at least {_count(low or 0, 'character')} long.")
+    too_long = _Problem(f"Must be at most {_count(high or 0, 'character')} long.")
 
     def check(value: Any) -> Any:
         if type(value) is not str:
-            raise _Reject(f"Expected text, got {_json_kind(value)}.")
+            return _Problem(f"Expected text, got {_json_kind(value)}.")
         if low is not None and len(value) < low:
-            raise _Reject(f"Must be at least {_count(low, 'character')} long.")
+            return too_short
         if high is not None and len(value) > high:
-            raise _Reject(f"Must be at most {_count(high, 'character')} long.")
+            return too_long
         if has_surrogate(value):
-            raise _Reject(_SURROGATE_PROBLEM)
+            return _SURROGATE_PROBLEM
         if matches is not None and not matches(value):
-            raise _Reject(f"Must match the pattern {pattern}.")
-        if format_check is not None:
+            return _Problem(f"Must match the pattern {pattern}.")
+        if shaped is not None and not shaped(value):
+            return _Problem(f"{not_format}, got {_shorten(value)}.")
+        if parse is not None:
             try:
-                parsed = format_check(value)
+                parsed = parse(value)
             except ValueError:
-                raise _Reject(f"{_FORMAT_PROBLEMS[fmt]}, got {_shorten(value)}.") from None  # type: ignore[index]
+                return _Problem(f"{not_format}, got {_shorten(value)}.")
             if convert is parse_date or convert is parse_datetime:
                 return parsed
         if convert is not None:
             try:
                 return convert(value)
             except ValueError:  # pydantic URL types: a link of the wrong kind
-                raise _Reject(f"{_FORMAT_PROBLEMS['uri']}, got {_shorten(value)}.") from None
+                return _Problem(f"{_FORMAT_PROBLEMS['uri']}, got {_shorten(value)}.")
         return value
 
     return check
@@ -458,31 +598,35 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
     low, high = field.minimum, field.maximum
     strict_low, strict_high = field.exclusive_minimum, field.exclusive_maximum
     convert = field.convert
+    # The problems that never quote the value, made once.
+    below, above = _Problem(f"Must be at least {low}."), _Problem(f"Must be at most {high}.")
+    not_greater = _Problem(f"Must be greater than {strict_low}.")
+    not_less = _Problem(f"Must be less than {strict_high}.")
 
     def check(value: Any) -> Any:
         kind = value.__class__
         if kind is not int and kind is not float:
             what = "a whole number" if integer else "a number"
-            raise _Reject(f"Expected {what}, got {_json_kind(value)}.")
+            return _Problem(f"Expected {what}, got {_json_kind(value)}.")
         if kind is float and not math.isfinite(value):
-            raise _Reject("Must be a finite number.")
+            return _Problem("Must be a finite number.")
         if kind is int and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
-            raise _Reject(f"Must have at most {MAX_DIGITS} digits.")
+            return _Problem(f"Must have at most {MAX_DIGITS} digits.")
         if integer:
             if kind is float:
                 if not value.is_integer():
-                    raise _Reject(f"Expected a whole number, got {value!r}.")
+                    return _Problem(f"Expected a whole number, got {value!r}.")
                 value = int(value)
         elif convert is None and kind is int:
             value = float(value)  # no OverflowError: MAX_DIGITS is far below float's 308
         if low is not None and value < low:
-            raise _Reject(f"Must be at least {low}.")
+            return below
         if high is not None and value > high:
-            raise _Reject(f"Must be at most {high}.")
+            return above
         if strict_low is not None and value <= strict_low:
-            raise _Reject(f"Must be greater than {strict_low}.")
+            return not_greater
         if strict_high is not None and value >= strict_high:
-            raise _Reject(f"Must be less than {strict_high}.")
+            return not_less
         return value if convert is None else convert(value)
 
     return check
@@ -495,7 +639,7 @@ def _choice_checker(field: FieldSpec) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if type(value) is str and value in lookup:
             return lookup[value]
-        raise _Reject(f"Must be one of {options}; got {_shorten(value)}.")
+        return _Problem(f"Must be one of {options}; got {_shorten(value)}.")
 
     return check
 
@@ -508,21 +652,21 @@ def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
 
     def check(value: Any) -> Any:
         if type(value) is not list:
-            raise _Reject(f"Expected a list of options, got {_json_kind(value)}.")
+            return _Problem(f"Expected a list of options, got {_json_kind(value)}.")
         chosen: list[str] = cast("list[str]", value)
         seen: set[str] = set()
         for item in chosen:  # one pass, a set lookup per item: linear in the list's length
             if type(item) is not str or item not in lookup:
-                raise _Reject(f"Every option must be one of {options}; got {_shorten(item)}.")
+                return _Problem(f"Every option must be one of {options}; got {_shorten(item)}.")
             if item in seen:
-                raise _Reject(
+                return _Problem(
                     f"Choose each option at most once; {_shorten(item)} appears more than once."
                 )
             seen.add(item)
         if low is not None and len(chosen) < low:
-            raise _Reject(f"Choose at least {_count(low, 'option')}.")
+            return _Problem(f"Choose at least {_count(low, 'option')}.")
         if high is not None and len(chosen) > high:
-            raise _Reject(f"Choose at most {_count(high, 'option')}.")
+            return _Problem(f"Choose at most {_count(high, 'option')}.")
         return container([lookup[item] for item in chosen])
 
     return check
@@ -732,6 +876,9 @@ def _json_kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+_PREVIEW_CHARS = 200  # of text, previewed: longer than any message shows; cut by _shorten
+
+
 class _BoundedRepr(reprlib.Repr):
     """``repr`` that looks at a bounded part of a value, however large or deep it is.
 
@@ -744,7 +891,7 @@ class _BoundedRepr(reprlib.Repr):
         super().__init__()
         self.maxlevel = 3
         self.maxlist = self.maxtuple = self.maxdict = self.maxset = 4
-        self.maxstring = 200  # longer than any message shows; cut again by _shorten
+        self.maxstring = _PREVIEW_CHARS
 
     def repr_int(self, x: int, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
         if not -_DIGITS_LIMIT < x < _DIGITS_LIMIT:
@@ -759,11 +906,12 @@ _bounded_repr = _BoundedRepr().repr
 
 
 def _shorten(value: Any, limit: int = 40) -> str:
-    text = _bounded_repr(value)
+    # What _BoundedRepr gives plain text, without reprlib's dispatch (most previews are text).
+    text = repr(value[:_PREVIEW_CHARS]) if value.__class__ is str else _bounded_repr(value)
     return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
-_SURROGATE_PROBLEM = (
+_SURROGATE_PROBLEM = _Problem(
     "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid Unicode."
 )
 
