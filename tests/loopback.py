@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import pytest
+import uvicorn
 
 
 def free_port() -> int:
@@ -10,3 +20,66 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[str]:
+    """Serve an ASGI app with uvicorn in this process on a free port; yield its base URL."""
+    port = free_port()
+    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    task = asyncio.create_task(web.serve())
+    try:
+        while not web.started:
+            assert not task.done(), "uvicorn stopped before it started"
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        web.should_exit = True
+        await task
+
+
+@contextmanager
+def listening(
+    command: list[str],
+    port: int,
+    *,
+    env: Mapping[str, str] | None = None,
+    within: float = 30.0,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``command``, wait until it listens on ``port``, yield it; stop it on leaving.
+
+    A process that exits, or does not listen within ``within`` seconds, fails the test
+    with what it wrote to stderr (kept in a file, so a chatty server never blocks).
+    """
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(
+            command,
+            env=None if env is None else dict(env),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+        try:
+            deadline = time.monotonic() + within
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        _stop(process)
+                        stderr.seek(0)
+                        said = stderr.read().decode(errors="replace")[-3000:]
+                        pytest.fail(f"{' '.join(command[1:2])} did not start: {said}")
+                    time.sleep(0.05)
+            yield process
+        finally:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)

@@ -8,13 +8,9 @@ combination of `stateless_http` and `json_response`, on both server SDKs (fastmc
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -22,14 +18,13 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-import uvicorn
 from fastmcp import FastMCP
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
 from elicitkit import ask, install
-from tests.loopback import free_port
+from tests.loopback import free_port, listening, serving
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
 SLOT = {"day": "2026-12-24", "window": "evening", "leave_at_door": True}
@@ -50,33 +45,8 @@ def http_server(*flags: str, key: str | None = None) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k != "MCP_REQUEST_STATE_KEY"}
     if key is not None:
         env["MCP_REQUEST_STATE_KEY"] = key
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE), "--port", str(port), *flags],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    assert process.stderr is not None
-                    pytest.fail(f"the server did not start: {process.stderr.read().decode()}")
-                time.sleep(0.05)
+    with listening([sys.executable, str(EXAMPLE), "--port", str(port), *flags], port, env=env):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
 
 
 @pytest.fixture(scope="module")
@@ -231,19 +201,10 @@ def _app(sdk: str, *, stateless_http: bool, json_response: bool) -> Starlette:
 
 
 @asynccontextmanager
-async def serving(app: Starlette) -> AsyncIterator[str]:
+async def serving_mcp(app: Starlette) -> AsyncIterator[str]:
     """Serve an ASGI app with uvicorn on a free loopback port; yield its MCP URL."""
-    port = free_port()
-    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    task = asyncio.create_task(web.serve())
-    try:
-        while not web.started:
-            assert not task.done(), "uvicorn stopped before it started"
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        web.should_exit = True
-        await task
+    async with serving(app) as base:
+        yield f"{base}/mcp"
 
 
 @pytest.mark.parametrize(
@@ -257,7 +218,7 @@ async def test_the_settings_table(
 ) -> None:
     app = _app(sdk, stateless_http=stateless_http, json_response=json_response)
     user = User()
-    async with serving(app) as url:
+    async with serving_mcp(app) as url:
         negotiated, result = await _schedule(url, mode, user)
     assert negotiated == version
     if version == "2026-07-28" or not (stateless_http or json_response):
@@ -291,5 +252,5 @@ async def test_fastmcp_workers_seal_with_the_key_install_reads(
         _fastmcp_server().http_app(path="/mcp", stateless_http=True, json_response=True)
         for _ in range(2)
     )
-    async with serving(one) as first, serving(two) as second:
+    async with serving_mcp(one) as first, serving_mcp(two) as second:
         assert await _round_one_then_retry_elsewhere(first, second) == expected

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
-import subprocess
 import sys
-import time
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -28,7 +25,7 @@ from mcp import Client
 from redis.asyncio import Redis
 
 from elicitkit.redis_completions import RedisCompletions
-from tests.loopback import free_port
+from tests.loopback import free_port, listening
 
 pytestmark = pytest.mark.anyio
 WORKER = Path(__file__).parent / "servers" / "url_worker.py"
@@ -120,26 +117,8 @@ def worker(redis_url: str) -> Iterator[str]:
     env["PYTHONPATH"] = os.pathsep.join(
         [str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")]
     )
-    process = subprocess.Popen(
-        [sys.executable, str(WORKER), str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert process.poll() is None, "url_worker.py exited at start"
-                assert time.monotonic() < deadline, "url_worker.py did not start in 30 s"
-                time.sleep(0.1)
+    with listening([sys.executable, str(WORKER), str(port)], port, env=env):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def _get(url: str) -> str:

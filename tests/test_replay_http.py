@@ -9,10 +9,7 @@ tools on a ``FastMCP`` (tests/servers/fastmcp_conformance.py).
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -22,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.loopback import free_port
+from tests.loopback import free_port, listening
 
 HERE = Path(__file__).parent
 SERVERS = [
@@ -39,29 +36,8 @@ META = {
 @pytest.fixture(scope="module", params=SERVERS)
 def url(request: pytest.FixtureRequest) -> Iterator[str]:
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, *request.param, str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert process.poll() is None, "the conformance server exited at start"
-                assert time.monotonic() < deadline, "the conformance server did not start"
-                time.sleep(0.1)
+    with listening([sys.executable, *request.param, str(port)], port, within=20):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def post(url: str, name: str, **params: Any) -> dict[str, Any]:

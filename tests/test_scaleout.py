@@ -13,10 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -29,7 +26,7 @@ from typing import Any
 import pytest
 from redis import Redis
 
-from tests.loopback import free_port
+from tests.loopback import free_port, listening
 from tests.sdks import SDKS
 
 HERE = Path(__file__).parent
@@ -49,31 +46,6 @@ ANSWERS = {
 
 
 @contextmanager
-def _process(command: list[str], port: int, env: dict[str, str]) -> Iterator[None]:
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert process.poll() is None, f"{command[1]} exited at start"
-                assert time.monotonic() < deadline, f"{command[1]} did not start in 30 s"
-                time.sleep(0.1)
-        yield
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-@contextmanager
 def cluster(redis_url: str, keys: tuple[str, str], sdk: str) -> Iterator[str]:
     """Two ``sdk`` workers (one state key each) behind the proxy; yields the proxy's MCP URL."""
     ports = [free_port(), free_port()]
@@ -82,9 +54,9 @@ def cluster(redis_url: str, keys: tuple[str, str], sdk: str) -> Iterator[str]:
         for port, key in zip(ports, keys, strict=True):
             env = {**os.environ, "MCP_REQUEST_STATE_KEY": key, "ELICITKIT_REDIS_URL": redis_url}
             command = [sys.executable, str(WORKER), str(port), sdk]
-            stack.enter_context(_process(command, port, env))
+            stack.enter_context(listening(command, port, env=env))
         command = [sys.executable, str(PROXY), str(proxy_port), *map(str, ports)]
-        stack.enter_context(_process(command, proxy_port, dict(os.environ)))
+        stack.enter_context(listening(command, proxy_port))
         yield f"http://127.0.0.1:{proxy_port}/mcp"
 
 

@@ -8,7 +8,6 @@ that goes through a server runs on both server SDKs (the ``sdk`` fixture).
 
 from __future__ import annotations
 
-import asyncio
 import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,7 +16,6 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
@@ -32,7 +30,7 @@ from elicitkit import (
     new_elicitation_id,
     require_url,
 )
-from tests.loopback import free_port
+from tests.loopback import serving
 from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
@@ -51,17 +49,8 @@ async def fake_oauth() -> AsyncIterator[str]:
         return PlainTextResponse("signed in" if done else "unknown")
 
     app = Starlette(routes=[Route("/authorize", authorize), Route("/callback", callback)])
-    port = free_port()
-    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    task = asyncio.create_task(web.serve())
-    try:
-        while not web.started:
-            assert not task.done(), "uvicorn stopped before it started"
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        web.should_exit = True
-        await task
+    async with serving(app) as base:
+        yield base
 
 
 def make_server(base: str, sdk: str, **options: Any) -> Any:
