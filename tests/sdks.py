@@ -19,6 +19,11 @@ from elicitkit import install
 from elicitkit.integrations import client_target
 
 SDKS = [pytest.param("mcp", id="mcp"), pytest.param("fastmcp", id="fastmcp")]
+# The two eras as (client mode, protocol it negotiates): mcp.Client(..., mode=mode).
+ERAS = [
+    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
+    pytest.param("auto", "2026-07-28", id="2026-07-28"),
+]
 
 
 def new_server(sdk: str, name: str = "test", **options: Any) -> Any:

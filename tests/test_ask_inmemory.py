@@ -33,14 +33,9 @@ from elicitkit import (
     requested_schema,
 )
 from tests.mrtr import never_called, only_question, retry
-from tests.sdks import in_memory, new_server, tool_error
+from tests.sdks import ERAS, in_memory, new_server, tool_error
 
 pytestmark = pytest.mark.anyio
-
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 @form(message="Where should we ship it?")

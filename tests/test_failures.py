@@ -21,16 +21,12 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from elicitkit import ElicitError, FormDefinitionError, ask, requested_schema
-from tests.sdks import in_memory, new_server, tool_error
+from tests.sdks import ERAS, in_memory, new_server, tool_error
 from tests.test_stdio import REPO, TIMEOUT, raw_server, server_stderr
 
 __all__ = ["server_stderr"]  # a fixture, used by name
 
 OUTCOMES = REPO / "tests" / "servers" / "outcomes.py"
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 @dataclasses.dataclass

@@ -21,15 +21,10 @@ from mcp.server.mcpserver import Context as MCPContext
 from pydantic import Field
 
 from elicitkit import FormDefinitionError, FormField, fill_missing
-from tests.sdks import in_memory, new_server
+from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 pytestmark = pytest.mark.anyio
-
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 async def book(

@@ -27,7 +27,7 @@ from elicitkit import (
     parse_content,
     requested_schema,
 )
-from tests.sdks import in_memory, new_server
+from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 
@@ -296,10 +296,6 @@ def test_nested_round_trip(case: tuple[Any, Any, dict[str, Any]]) -> None:
 # Through a real server: both eras, both server SDKs
 # --------------------------------------------------------------------------------------
 
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 CUSTOMER_ANSWER = {
     "name": "Ada",
     "address_street": "1 Main St",

@@ -17,13 +17,10 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from elicitkit import FormField, ask, install
+from tests.sdks import ERAS
 
 pytestmark = pytest.mark.anyio
 
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 LONE = "\ud800"
 REPLACED = "\ufffd"
 

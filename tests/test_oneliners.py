@@ -20,15 +20,10 @@ from elicitkit import (
     choose,
     confirm,
 )
-from tests.sdks import in_memory, new_server
+from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
 pytestmark = pytest.mark.anyio
-
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 class Colour(enum.Enum):

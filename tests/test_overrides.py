@@ -22,7 +22,7 @@ from elicitkit import (
     parse_content,
     requested_schema,
 )
-from tests.sdks import in_memory, new_server, tool_error
+from tests.sdks import ERAS, in_memory, new_server, tool_error
 from tests.spec_check import assert_spec_valid
 
 
@@ -248,11 +248,6 @@ def test_refused_overrides(overrides: Overrides, message: str) -> None:
 # --------------------------------------------------------------------------------------
 # Through real calls, on both eras and both server SDKs
 # --------------------------------------------------------------------------------------
-
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 def make_server(sdk: str, **options: Any) -> Any:

@@ -30,6 +30,7 @@ from elicitkit import (
 )
 from elicitkit._forms import compiled_form
 from elicitkit._overrides import MAX_CACHED_OVERRIDES
+from tests.sdks import ERAS
 from tests.spec_check import assert_spec_valid
 
 
@@ -278,11 +279,6 @@ def test_a_form_built_per_call_dies_with_its_cached_overrides() -> None:
 # --------------------------------------------------------------------------------------
 # Through real calls, on both eras: each call's options, whatever was cached before
 # --------------------------------------------------------------------------------------
-
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 @pytest.mark.anyio

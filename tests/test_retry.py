@@ -12,14 +12,9 @@ from annotated_types import MinLen
 from mcp import Client
 
 from elicitkit import InvalidContent, Overrides, ask
-from tests.sdks import in_memory, new_server
+from tests.sdks import ERAS, in_memory, new_server
 
 pytestmark = pytest.mark.anyio
-
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 
 @dataclasses.dataclass

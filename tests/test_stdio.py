@@ -37,6 +37,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import elicitkit
+from tests.sdks import ERAS
 from tests.spec_check import _validator, spec_errors
 
 REPO = Path(__file__).resolve().parent.parent
@@ -62,10 +63,6 @@ SHIPPING_SERVERS = [
 ]
 
 # (client mode, the protocol version it must negotiate)
-ERAS = [
-    pytest.param("legacy", "2025-11-25", id="2025-11-25"),
-    pytest.param("auto", "2026-07-28", id="2026-07-28"),
-]
 
 ADDRESS = {
     "name": "Ada Lovelace",
