@@ -155,9 +155,7 @@ async def ask_until_valid(
                 log.outcome("invalid", invalid_fields)
                 raise run.channel.surface(rejected.error) from None
             attempt += 1
-            # The re-ask names the fields as this call shows them (per-call titles included).
-            shown = spec if overrides is None else applied_overrides(tp, overrides, version).spec
-            question = _again(run, shown, base, rejected, attempt)
+            question = _again(run, spec, base, rejected, attempt)
             continue
         except ElicitError as error:
             log.outcome(_outcome_of(error), invalid_fields)
@@ -408,8 +406,13 @@ def _prepare(
     if overrides is None:
         params, digest = _question(spec, tp, message, version)
     else:  # kept with the applied overrides: equal per-call values ask the same question
-        questions = applied_overrides(tp, overrides, version).questions
-        params, digest = _question(spec, tp, message, version, overrides=overrides, cache=questions)
+        applied = applied_overrides(tp, overrides, version)
+        params, digest = _question(
+            spec, tp, message, version, overrides=overrides, cache=applied.questions
+        )
+        # From here on the form is the one this call shows: its per-call titles name the
+        # fields in a re-ask, and its per-call options judge the values kept for it.
+        spec = applied.spec
     question = WireQuestion(_claim_key(run, spec, key), digest, params, timeout)
     return tp, spec, version, question
 
