@@ -37,7 +37,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary
 
 import elicitkit
-from elicitkit._replay import Replay
+from elicitkit._replay.state import Replay
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_roundtrip import ANSWER, Profile

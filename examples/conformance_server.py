@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import mcp_types as types
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ElicitationUnsupported, ask, install
+from elicitkit import ask, install
+from elicitkit.errors import ElicitationUnsupported
 
 
 @dataclass

@@ -19,7 +19,8 @@ from typing import Annotated
 from annotated_types import MaxLen, MinLen
 from fastmcp import FastMCP
 
-from elicitkit import ElicitationUnsupported, FormField, ask, form, install
+from elicitkit import FormField, ask, form, install
+from elicitkit.errors import ElicitationUnsupported
 
 
 class Speed(Enum):

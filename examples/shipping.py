@@ -18,7 +18,8 @@ from typing import Annotated
 from annotated_types import MaxLen, MinLen
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ElicitationUnsupported, FormField, ask, form, install
+from elicitkit import FormField, ask, form, install
+from elicitkit.errors import ElicitationUnsupported
 
 
 class Speed(Enum):

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import elicitkit
-import elicitkit._forms
+import elicitkit._compiler.compiled_forms
 from tests.sdks import SDKS
 from tests.spec_check import assert_spec_valid
 
@@ -22,15 +22,16 @@ _seen: list[tuple[dict[str, Any], str]] = []
 @pytest.fixture(autouse=True)
 def _check_every_rendered_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Record each schema a test renders through requested_schema, then validate them all."""
-    original = elicitkit._forms.render_schema
+    original = elicitkit._compiler.compiled_forms.render_schema
 
     def recording(spec: Any, protocol: Any, **kwargs: Any) -> dict[str, Any]:
         schema = original(spec, protocol, **kwargs)
         _seen.append((schema, protocol))
         return schema
 
-    monkeypatch.setattr(elicitkit._forms, "render_schema", recording)
-    elicitkit._forms.forget_schemas()  # so cached schemas are rendered (and checked) again
+    monkeypatch.setattr(elicitkit._compiler.compiled_forms, "render_schema", recording)
+    # so cached schemas are rendered (and checked) again
+    elicitkit._compiler.compiled_forms.forget_schemas()
     _seen.clear()
     yield
     for schema, protocol in _seen:

@@ -8,7 +8,7 @@ import mcp_types as types
 from mcp import Client
 
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._replay import NeedInput
+from elicitkit._replay.state import NeedInput
 
 
 def accept(**content: Any) -> types.ElicitResult:

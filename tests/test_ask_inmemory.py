@@ -22,16 +22,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 import elicitkit
-from elicitkit import (
-    ElicitationUnsupported,
-    ElicitError,
-    InvalidContent,
-    MemoryStore,
-    ask,
-    form,
-    install,
-    requested_schema,
-)
+from elicitkit import ElicitError, InvalidContent, ask, form, install, requested_schema
+from elicitkit.errors import ElicitationUnsupported
+from elicitkit.stores import MemoryStore
 from tests.mrtr import never_called, only_question, retry
 from tests.sdks import ERAS, in_memory, new_server, tool_error
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import elicitkit
-from elicitkit.__main__ import main
+from elicitkit.cli.main import main
 from tests.test_stdio import BOOKING, SHIPPING, _load_example
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,7 +57,7 @@ def test_no_command_shows_usage() -> None:
     assert done.stderr.startswith("usage: elicitkit [-h] [--version] COMMAND ...")
 
 
-@pytest.mark.parametrize("protocol", elicitkit.PROTOCOL_VERSIONS)
+@pytest.mark.parametrize("protocol", elicitkit.protocol.PROTOCOL_VERSIONS)
 def test_schema_prints_the_wire_schema(
     protocol: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,8 +83,8 @@ def test_schema_defaults_to_the_latest_protocol_and_takes_dotted_modules(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(REPO)
-    assert main(["schema", "elicitkit._demo_server:ShippingAddress"]) == 0
-    from elicitkit._demo_server import ShippingAddress  # noqa: PLC0415
+    assert main(["schema", "elicitkit.cli.demo_server:ShippingAddress"]) == 0
+    from elicitkit.cli.demo_server import ShippingAddress  # noqa: PLC0415
 
     assert json.loads(capsys.readouterr().out) == elicitkit.requested_schema(ShippingAddress)
 

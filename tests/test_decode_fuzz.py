@@ -26,9 +26,9 @@ from typing_extensions import NotRequired, TypedDict
 
 import elicitkit
 from elicitkit import InvalidContent, parse_content, requested_schema
-from elicitkit._decode import build_decoder
-from elicitkit._forms import form_spec
-from elicitkit._formspec import Shape
+from elicitkit._compiler.compiled_forms import form_spec
+from elicitkit._compiler.decode import build_decoder
+from elicitkit._compiler.form_spec import Shape
 
 SETTINGS = settings(max_examples=40, deadline=None, database=None)
 

@@ -19,7 +19,8 @@ import pytest
 from pydantic import AnyUrl, EmailStr, HttpUrl
 
 import elicitkit
-from elicitkit import PROTOCOL_VERSIONS, Email, Uri, requested_schema
+from elicitkit import Email, Uri, requested_schema
+from elicitkit.protocol import PROTOCOL_VERSIONS
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"

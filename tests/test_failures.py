@@ -197,8 +197,8 @@ LOGIN = (
     "Cannot build a form field for 'password' of Login: its name suggests a secret "
     "(password), and MCP forbids asking for secrets (passwords, API keys, tokens, one-time "
     "codes, payment card data) in form mode. Collect it on a page you control, opened with "
-    "URL-mode elicitation: 'answer = await elicitkit.ask_url(\"Sign in to Acme\", page_url)' "
-    "in the tool, then 'await elicitkit.complete_url(answer.content)' from the page's "
+    "URL-mode elicitation: 'answer = await elicitkit.url.ask_url(\"Sign in to Acme\", page_url)' "
+    "in the tool, then 'await elicitkit.url.complete_url(answer.content)' from the page's "
     "callback, or mark the field FormField(sensitive=False) if it holds no secret."
 )
 

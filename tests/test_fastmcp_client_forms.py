@@ -21,7 +21,8 @@ from fastmcp.client.elicitation import create_elicitation_callback
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from elicitkit import PROTOCOL_VERSIONS, requested_schema
+from elicitkit import requested_schema
+from elicitkit.protocol import PROTOCOL_VERSIONS
 from tests.test_roundtrip_hypothesis import SETTINGS, SHAPES, answers, forms
 
 

@@ -10,13 +10,13 @@ from typing import Annotated, Any, Literal
 import pytest
 
 from elicitkit import (
-    PROTOCOL_VERSIONS,
     FormDefinitionError,
     FormField,
     InvalidContent,
     parse_content,
     requested_schema,
 )
+from elicitkit.protocol import PROTOCOL_VERSIONS
 from tests.forms import one_field_form
 from tests.spec_check import assert_spec_valid
 

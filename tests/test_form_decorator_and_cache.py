@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-import elicitkit._forms
+import elicitkit._compiler.compiled_forms
 from elicitkit import form, parse_content, requested_schema
-from elicitkit._forms import default_message
+from elicitkit._compiler.compiled_forms import default_message
 
 
 def test_form_with_message() -> None:
@@ -36,7 +36,7 @@ def test_form_compiles_once_at_decoration() -> None:
         ok: bool
 
     # Compiled at decoration: the decoder is already in the cache before any call.
-    assert "2026-07-28" in elicitkit._forms.compiled_form(Confirm).decoders
+    assert "2026-07-28" in elicitkit._compiler.compiled_forms.compiled_form(Confirm).decoders
 
 
 def test_repeated_schema_calls_return_the_cached_dict() -> None:

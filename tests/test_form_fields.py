@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import elicitkit
-from elicitkit._form_fields import SKIP, WireField, wire_fields
+from elicitkit.cli.schema_reader import SKIP, WireField, wire_fields
 from tests.test_stdio import BOOKING, SHIPPING, _load_example
 
 shipping = _load_example(SHIPPING)
@@ -137,7 +137,7 @@ def test_booking_form_hints_and_prefills() -> None:
     ]
 
 
-@pytest.mark.parametrize("protocol", elicitkit.PROTOCOL_VERSIONS)
+@pytest.mark.parametrize("protocol", elicitkit.protocol.PROTOCOL_VERSIONS)
 def test_shipping_labels_on_every_protocol(protocol: str) -> None:
     schema = elicitkit.requested_schema(shipping.ShippingAddress, protocol=protocol)
     speed = next(f for f in wire_fields(schema) if f.key == "speed")

@@ -15,10 +15,10 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-import elicitkit._forms
-import elicitkit._render
+import elicitkit._compiler.compiled_forms
+import elicitkit._compiler.render
 from elicitkit import FormField, ask, form, install, parse_content, requested_schema
-from elicitkit._forms import compiled_form
+from elicitkit._compiler.compiled_forms import compiled_form
 
 COUNT = 10_000
 
@@ -30,7 +30,11 @@ FEWER = 1_000  # for the shapes whose classes are slow to build; the mechanism i
 def _unrecorded_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     # conftest records every rendered schema to check it against the spec; tens of thousands
     # of schemas of one shape (checked in the schema tests) would only slow this file down.
-    monkeypatch.setattr(elicitkit._forms, "render_schema", elicitkit._render.render_schema)
+    monkeypatch.setattr(
+        elicitkit._compiler.compiled_forms,
+        "render_schema",
+        elicitkit._compiler.render.render_schema,
+    )
 
 
 def _per_call_dataclass(number: int) -> type:
@@ -97,7 +101,10 @@ def test_forms_without_a_class_are_kept_in_a_bounded_cache() -> None:
         alias = Annotated[int, FormField(title=f"Seats for item {number}")]
         requested_schema(alias)
         assert parse_content(alias, {"value": 3}) == 3
-    assert len(elicitkit._forms._others) == elicitkit._forms._MAX_OTHER_FORMS
+    assert (
+        len(elicitkit._compiler.compiled_forms._others)
+        == elicitkit._compiler.compiled_forms._MAX_OTHER_FORMS
+    )
 
 
 def test_a_class_keeps_its_own_compiled_form_and_a_subclass_gets_its_own() -> None:
@@ -118,7 +125,7 @@ def test_a_class_keeps_its_own_compiled_form_and_a_subclass_gets_its_own() -> No
 
 def test_builtin_types_share_the_bounded_cache() -> None:
     assert compiled_form(int) is compiled_form(int)
-    assert int in elicitkit._forms._others
+    assert int in elicitkit._compiler.compiled_forms._others
 
 
 @pytest.mark.anyio

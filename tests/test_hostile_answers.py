@@ -16,7 +16,7 @@ import pydantic
 import pytest
 
 from elicitkit import Email, FormDefinitionError, InvalidContent, Uri, parse_content
-from elicitkit._decode import MAX_DIGITS
+from elicitkit._compiler.decode import MAX_DIGITS
 
 MB = 1_000_000
 OPTIONS = Literal[tuple(f"option-{number}" for number in range(250))]  # type: ignore[valid-type]

@@ -23,7 +23,8 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp
 
-from elicitkit import ElicitationUnsupported, ask, install
+from elicitkit import ask, install
+from elicitkit.errors import ElicitationUnsupported
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = 20.0

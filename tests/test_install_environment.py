@@ -8,11 +8,11 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary
 
-import elicitkit._url_mode
-from elicitkit import LocalCompletions, MemoryStore, install, use_completions
+import elicitkit._runtime.url_mode
+from elicitkit import install
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.redis_completions import RedisCompletions
-from elicitkit.redis_store import RedisStore
+from elicitkit.stores import MemoryStore, RedisStore
+from elicitkit.url import LocalCompletions, RedisCompletions, use_completions
 
 KEY = "k" * 40
 
@@ -20,9 +20,9 @@ KEY = "k" * 40
 @pytest.fixture(autouse=True)
 def _default_completions() -> Iterator[None]:
     """Each test starts with the default router, and leaves it for the tests after it."""
-    use_completions(elicitkit._url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    use_completions(elicitkit._runtime.url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
     yield
-    use_completions(elicitkit._url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    use_completions(elicitkit._runtime.url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
 
 
 def _middleware(server: MCPServer) -> ElicitkitMiddleware:
@@ -61,7 +61,7 @@ def test_the_variables_choose_the_sealing_key_and_a_redis_store(
 
 
 def _router() -> object:
-    return elicitkit._url_mode._router[0]  # pyright: ignore[reportPrivateUsage]
+    return elicitkit._runtime.url_mode._router[0]  # pyright: ignore[reportPrivateUsage]
 
 
 def test_the_redis_variable_routes_url_completions_through_redis(

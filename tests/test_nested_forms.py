@@ -19,14 +19,8 @@ from hypothesis import strategies as st
 from mcp import Client
 from typing_extensions import NotRequired, TypedDict
 
-from elicitkit import (
-    PROTOCOL_VERSIONS,
-    FormDefinitionError,
-    InvalidContent,
-    ask,
-    parse_content,
-    requested_schema,
-)
+from elicitkit import FormDefinitionError, InvalidContent, ask, parse_content, requested_schema
+from elicitkit.protocol import PROTOCOL_VERSIONS
 from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 

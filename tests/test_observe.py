@@ -13,7 +13,8 @@ from annotated_types import MinLen
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ask, ask_url, install
+from elicitkit import ask, install
+from elicitkit.url import ask_url
 from tests.sdks import ERAS
 
 pytestmark = pytest.mark.anyio

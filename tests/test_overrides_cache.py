@@ -28,8 +28,8 @@ from elicitkit import (
     parse_content,
     requested_schema,
 )
-from elicitkit._forms import compiled_form
-from elicitkit._overrides import MAX_CACHED_OVERRIDES
+from elicitkit._compiler.compiled_forms import compiled_form
+from elicitkit._compiler.overrides import MAX_CACHED_OVERRIDES
 from tests.sdks import ERAS
 from tests.spec_check import assert_spec_valid
 

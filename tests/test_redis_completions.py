@@ -24,7 +24,7 @@ import pytest
 from mcp import Client
 from redis.asyncio import Redis
 
-from elicitkit.redis_completions import RedisCompletions
+from elicitkit.url import RedisCompletions
 from tests.loopback import free_port, listening
 
 pytestmark = pytest.mark.anyio

@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPError
 import elicitkit
 from elicitkit import ask
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._replay import NeedInput
+from elicitkit._replay.state import NeedInput
 
 pytestmark = pytest.mark.anyio
 

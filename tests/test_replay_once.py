@@ -27,9 +27,9 @@ from mcp.shared.exceptions import MCPError
 from redis.asyncio import Redis
 
 import elicitkit
-from elicitkit import MemoryStore, OutcomeStore, ask
+from elicitkit import ask
 from elicitkit.integrations.mcp import BUSY, INTERRUPTED, ElicitkitMiddleware
-from elicitkit.redis_store import RedisStore
+from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import in_memory, tool_error
 

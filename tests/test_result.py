@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from elicitkit import ElicitationCancelled, ElicitationDeclined, ElicitError, ElicitResultTyped
+from elicitkit import ElicitError, ElicitResultTyped
+from elicitkit.errors import ElicitationCancelled, ElicitationDeclined
 
 
 @dataclasses.dataclass

@@ -166,9 +166,9 @@ async def test_an_accept_without_content_is_asked_again_then_reported(
 
 async def test_booleans_alone_are_kept_as_defaults_on_2025_06_18() -> None:
     """2025-06-18 has defaults on booleans only: the text that passed is not offered."""
-    from elicitkit._errors import FieldError  # noqa: PLC0415
-    from elicitkit._forms import form_spec  # noqa: PLC0415
-    from elicitkit._retry import kept_values  # noqa: PLC0415
+    from elicitkit._compiler.compiled_forms import form_spec  # noqa: PLC0415
+    from elicitkit._runtime.retries import kept_values  # noqa: PLC0415
+    from elicitkit.errors import FieldError  # noqa: PLC0415
 
     @dataclasses.dataclass
     class Order:

@@ -39,17 +39,17 @@ from hypothesis import strategies as st
 
 import elicitkit
 from elicitkit import (
-    PROTOCOL_VERSIONS,
-    FieldError,
     FormDefinitionError,
     FormField,
     InvalidContent,
     parse_content,
     requested_schema,
 )
-from elicitkit._decode import build_decoder
-from elicitkit._forms import form_spec
-from elicitkit._wire_values import ODD_CHARACTER
+from elicitkit._compiler.compiled_forms import form_spec
+from elicitkit._compiler.decode import build_decoder
+from elicitkit._compiler.wire_formats import ODD_CHARACTER
+from elicitkit.errors import FieldError
+from elicitkit.protocol import PROTOCOL_VERSIONS
 
 _MISSING: Any = object()
 _counter = itertools.count()

@@ -13,14 +13,8 @@ import pydantic
 import pytest
 from typing_extensions import Doc
 
-from elicitkit import (
-    PROTOCOL_VERSIONS,
-    Email,
-    FormDefinitionError,
-    FormField,
-    Uri,
-    requested_schema,
-)
+from elicitkit import Email, FormDefinitionError, FormField, Uri, requested_schema
+from elicitkit.protocol import PROTOCOL_VERSIONS
 from tests.forms import one_field_form
 
 

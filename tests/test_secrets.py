@@ -14,8 +14,8 @@ from tests.forms import one_field_form
 URL_MODE_ADVICE = (
     "MCP forbids asking for secrets (passwords, API keys, tokens, one-time codes, payment card "
     "data) in form mode. Collect it on a page you control, opened with URL-mode "
-    "elicitation: 'answer = await elicitkit.ask_url(\"Sign in to Acme\", page_url)' in the "
-    "tool, then 'await elicitkit.complete_url(answer.content)' from the page's callback"
+    "elicitation: 'answer = await elicitkit.url.ask_url(\"Sign in to Acme\", page_url)' in the "
+    "tool, then 'await elicitkit.url.complete_url(answer.content)' from the page's callback"
 )
 URL_MODE_HINT = (
     f", and {URL_MODE_ADVICE}, or mark the field FormField(sensitive=False) if it holds no secret."

@@ -10,8 +10,7 @@ import anyio
 import pytest
 from redis.asyncio import Redis
 
-from elicitkit import Claim, MemoryStore, OutcomeStore
-from elicitkit.redis_store import RedisStore
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 
 pytestmark = pytest.mark.anyio
 

@@ -17,6 +17,7 @@ from fastmcp import Context as FastMCPContext
 from mcp.server.mcpserver import Context as MCPContext
 
 from elicitkit import InvalidContent, ask
+from elicitkit._client.spec_keys import unknown_key
 from elicitkit.testing import (
     PROFILES,
     ScriptedUser,
@@ -28,7 +29,6 @@ from elicitkit.testing import (
     delay,
     invalid,
 )
-from elicitkit.testing._spec_keys import unknown_key
 from tests.sdks import new_server
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,8 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from elicitkit import ElicitationTimeout, ask
+from elicitkit import ask
+from elicitkit.errors import ElicitationTimeout
 from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio

@@ -23,13 +23,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
-from elicitkit import (
-    ElicitationUnsupported,
-    ask_url,
-    complete_url,
-    new_elicitation_id,
-    require_url,
-)
+from elicitkit.errors import ElicitationUnsupported
+from elicitkit.url import ask_url, complete_url, new_elicitation_id, require_url
 from tests.loopback import serving
 from tests.sdks import in_memory, new_server
 

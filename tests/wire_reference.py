@@ -14,7 +14,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from elicitkit import PROTOCOL_VERSIONS, FormDefinitionError, ProtocolVersion, requested_schema
+from elicitkit import FormDefinitionError, requested_schema
+from elicitkit.protocol import PROTOCOL_VERSIONS, ProtocolVersion
 
 PAGE = Path(__file__).parents[1] / "docs" / "wire-reference.md"
 

@@ -9,13 +9,11 @@ import dataclasses
 
 from typing_extensions import assert_type
 
-from elicitkit import (
+from elicitkit import ElicitError, ElicitResultTyped, ask
+from elicitkit.errors import ElicitationTimeout
+from elicitkit.url import (
     CompletionRouter,
-    ElicitationTimeout,
-    ElicitError,
-    ElicitResultTyped,
     LocalCompletions,
-    ask,
     ask_url,
     complete_url,
     new_elicitation_id,

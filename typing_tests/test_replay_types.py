@@ -11,18 +11,8 @@ from mcp.server.mcpserver import MCPServer
 from redis.asyncio import Redis
 from typing_extensions import assert_type
 
-from elicitkit import (
-    Claim,
-    ElicitResultTyped,
-    MemoryStore,
-    OutcomeStore,
-    Question,
-    ReplayLimits,
-    ask,
-    ask_all,
-    install,
-)
-from elicitkit.redis_store import RedisStore
+from elicitkit import ElicitResultTyped, Question, ReplayLimits, ask, ask_all, install
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 
 
 @dataclasses.dataclass

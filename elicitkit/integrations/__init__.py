@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
-from elicitkit._limits import ReplayLimits
-from elicitkit._store import OutcomeStore
+from elicitkit._replay.limits import ReplayLimits
+from elicitkit._replay.store import OutcomeStore
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -82,22 +82,6 @@ def client_target(server: Any) -> Any:
     if _is_fastmcp_server(server):
         return server._mcp_server  # pyright: ignore[reportPrivateUsage]
     return server
-
-
-def injected_by_server(tp: object) -> bool:
-    """Whether a tool parameter of type ``tp`` is filled in by the server, not by the model.
-
-    Both SDKs pass a tool its request context through a parameter annotated with their
-    ``Context`` (also as ``Context | None = None``).
-    """
-    from mcp.server.mcpserver import Context  # noqa: PLC0415  (the official SDK: a dependency)
-
-    kinds: list[type] = [Context]
-    # fastmcp's Context exists only if fastmcp was imported; never import it here.
-    fastmcp_context: object = getattr(sys.modules.get("fastmcp.server.context"), "Context", None)
-    if isinstance(fastmcp_context, type):
-        kinds.append(fastmcp_context)
-    return isinstance(tp, type) and issubclass(tp, tuple(kinds))
 
 
 def _unsupported_server(server: object) -> str:

@@ -22,8 +22,8 @@ from typing import Any
 
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
-from elicitkit._store import OutcomeStore
-from elicitkit._url_mode import completions_chosen, use_completions
+from elicitkit._replay.store import OutcomeStore
+from elicitkit._runtime.url_mode import completions_chosen, use_completions
 
 STATE_KEY_VARIABLE = "MCP_REQUEST_STATE_KEY"
 REDIS_URL_VARIABLE = "ELICITKIT_REDIS_URL"
@@ -35,7 +35,7 @@ def store_from_environment() -> OutcomeStore | None:
     redis = _redis_from_environment()
     if redis is None:
         return None
-    from elicitkit.redis_store import RedisStore  # noqa: PLC0415
+    from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
 
     return RedisStore(redis)
 
@@ -47,7 +47,7 @@ def complete_with_environment_redis() -> None:
     redis = _redis_from_environment()
     if redis is None:
         return
-    from elicitkit.redis_completions import RedisCompletions  # noqa: PLC0415
+    from elicitkit._runtime.redis_completions import RedisCompletions  # noqa: PLC0415
 
     use_completions(RedisCompletions(redis))
 

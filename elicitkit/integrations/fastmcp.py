@@ -35,9 +35,9 @@ from fastmcp.tools import ToolResult
 from mcp.server.context import ServerMiddleware
 from mcp.shared.exceptions import MCPError
 
-from elicitkit._limits import ReplayLimits
-from elicitkit._run import current_run, reached_through_uninstalled
-from elicitkit._store import OutcomeStore
+from elicitkit._replay.limits import ReplayLimits
+from elicitkit._replay.store import OutcomeStore
+from elicitkit._runtime.context import current_run, reached_through_uninstalled
 from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
 
 _HOST = Host(

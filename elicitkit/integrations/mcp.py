@@ -42,7 +42,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._errors import (
+from elicitkit._compiler.wire_formats import sendable_text
+from elicitkit._replay.limits import ReplayLimits
+from elicitkit._replay.state import NeedInput, Replay, WireQuestion
+from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
+from elicitkit._runtime.context import ToolRun, current_run
+from elicitkit._runtime.timeouts import timed_out
+from elicitkit.errors import (
     ClientDisconnected,
     ElicitationFailed,
     ElicitationTimeout,
@@ -50,12 +56,6 @@ from elicitkit._errors import (
     ElicitError,
     FormDefinitionError,
 )
-from elicitkit._limits import ReplayLimits
-from elicitkit._replay import NeedInput, Replay, WireQuestion
-from elicitkit._run import ToolRun, current_run
-from elicitkit._store import Claim, MemoryStore, OutcomeStore
-from elicitkit._timeouts import timed_out
-from elicitkit._wire_values import sendable_text
 from elicitkit.integrations._environment import (
     complete_with_environment_redis,
     seal_with_environment_key,

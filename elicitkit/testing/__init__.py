@@ -14,7 +14,7 @@ With pytest, the ``elicit_connect`` fixture does the same on every era (see
 `elicitkit.testing.pytest_plugin`).
 """
 
-from elicitkit._client_facts import KNOWN_CLIENTS, PROFILES, ClientProfile
+from elicitkit._client.facts import KNOWN_CLIENTS, PROFILES, ClientProfile
 from elicitkit.testing._connect import HANG_SECONDS, connect
 from elicitkit.testing._user import (
     CLEARED,

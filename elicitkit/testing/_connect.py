@@ -11,12 +11,12 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 
-from elicitkit._client_facts import ClientProfile
-from elicitkit._protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
-from elicitkit._sdk_client import TunedClient
+from elicitkit._client.facts import ClientProfile
+from elicitkit._client.spec_keys import unknown_key
+from elicitkit._client.tuned_client import TunedClient
+from elicitkit._client.untouched import filled_when_untouched, untouched_value
 from elicitkit.integrations import client_target
-from elicitkit.testing._spec_keys import unknown_key
-from elicitkit.testing._untouched import filled_when_untouched, untouched_value
+from elicitkit.protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit.testing._user import CLEARED, FormRequest, ScriptedUser, ScriptError
 
 REQUEST_TIMEOUT = -32001  # the SDKs' "Request timed out" code

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from elicitkit._client_facts import PROFILES, ClientProfile
-from elicitkit._protocol import PROTOCOL_VERSIONS
+from elicitkit._client.facts import PROFILES, ClientProfile
+from elicitkit.protocol import PROTOCOL_VERSIONS
 from elicitkit.testing._connect import connect
 
 Connect = Callable[..., AbstractAsyncContextManager[Client]]

@@ -16,7 +16,8 @@ from mcp.server.mcpserver import MCPServer
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
-from elicitkit import ask_url, complete_url, install, new_elicitation_id
+from elicitkit import install
+from elicitkit.url import ask_url, complete_url, new_elicitation_id
 
 server = install(MCPServer("url-worker"))
 

@@ -1,0 +1,927 @@
+"""Decoding: a client's untrusted answer -> the author's type, or every problem with it.
+
+Each field gets one checker that validates a wire value and converts it (Enum member, date,
+Decimal, set of choices...) or returns a `_Problem` saying why not. A decoder runs every
+checker, collects every problem as a `FieldError`, and only then builds the author's type,
+so pydantic validators run last and their failures land in the same list.
+
+A form answered more than once gets three decoders in a chain: the generated fast path for
+valid answers, which gives up at the first doubt; the generated collector (the reference
+decoder's loop unrolled), which finds every problem; and the reference decoder itself, the
+plain loop the other two must agree with (tests compare them), which decodes a form's first
+answer and per-call overrides.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import keyword
+import math
+import reprlib
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+import pydantic
+
+from elicitkit._compiler.form_spec import MISSING, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._compiler.nesting import KEY_SEPARATOR, TITLE_SEPARATOR
+from elicitkit._compiler.prefill import wire_default
+from elicitkit._compiler.wire_formats import (
+    DATE_SHAPE,
+    has_surrogate,
+    is_email,
+    is_uri,
+    parse_date,
+    parse_datetime,
+    pattern_matcher,
+)
+from elicitkit.errors import FieldError, InvalidContent, field_error
+
+Decoder = Callable[[Any], Any]
+
+_FORMAT_PROBLEMS = {
+    "date": "Expected a date like 2024-12-31",
+    "date-time": "Expected a date and time like 2024-12-31T18:30:00Z",
+    "email": "Expected an email address like name@example.com",
+    "uri": "Expected a link like https://example.com",
+}
+# Each format's test, falsy for text that is not of the format. It refuses without
+# raising, so a bad value costs no exception: for dates, the shape parse_date itself
+# checks first (it then refuses only days that do not exist).
+_FORMAT_SHAPES: dict[str, Callable[[str], object]] = {
+    "date": DATE_SHAPE.fullmatch,
+    "email": is_email,
+    "uri": is_uri,
+}
+_FORMAT_PARSERS: dict[str, Callable[[str], object]] = {
+    "date": dt.date.fromisoformat,  # what parse_date does once the shape has passed
+    "date-time": parse_datetime,
+}
+
+
+MAX_DIGITS = 100
+"""The most digits a whole number in an answer may have (ints and Decimals).
+
+Python's int-to-text conversion is quadratic (3.11+ refuses past 4,300 digits, so a
+5,000-digit answer would decode and then crash the tool's first ``repr``), and no form
+input has a use for more: a 64-bit id has 20 digits. Checked by comparison, which is
+linear in the number's size.
+"""
+_DIGITS_LIMIT = 10**MAX_DIGITS
+
+
+class _Problem(str):
+    """What a checker returns instead of a value it refuses: why, for the person who answered.
+
+    Returned, not raised: raising and catching an exception costs CPython about three times
+    as much as returning, and an invalid answer has one per bad field. No checked value is
+    ever of this private type, so ``result.__class__ is _Problem`` tells them apart.
+    """
+
+    __slots__ = ()
+
+
+PlanEntry = tuple[str, str, Callable[[Any], Any], bool, bool, Any]
+"""How the reference decoder treats one field: wire key, constructor keyword, checker,
+required, whether ``""`` means absent, and what an absent value becomes."""
+
+
+Builder = Callable[[dict[str, Any]], Any]
+
+
+def build_decoder(
+    spec: FormSpec,
+    *,
+    fast: bool = True,
+    plan: Sequence[PlanEntry] | None = None,
+    build: Builder | None = None,
+) -> Decoder:
+    """Compile the decoder for one form: ``decode(content) -> value of spec.tp``.
+
+    Args:
+        spec: The form.
+        fast: Put a generated straight-line fast path in front of the field-by-field
+            decoder (see `_fast_path`). Both give the same results; tests compare them.
+        plan: Each field's `field_plan`, in form order, and ``build``, the form's
+            `result_builder`, when the caller has them already: per-call overrides reuse
+            those of the compiled form for what they leave alone.
+        build: See ``plan``.
+    """
+    if any(field.groups for field in spec.fields):
+        # Nested forms: the flat fields decoded into a dict, then the instances built.
+        return _nested_decoder(spec, _checked_decoder(spec, build=dict, plan=plan))
+    checked = _checked_decoder(spec, build=build, plan=plan)
+    if not fast:
+        return checked
+    if plan is not None:  # the caller's checks, which the fast path would not follow
+        return checked
+    plan = [field_plan(spec, field) for field in spec.fields]
+    result = build or _builder(spec)
+    return _fast_path(spec, lambda: _collector(spec.name, plan, result, checked, spec.fields))
+
+
+def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
+    """How the reference decoder of ``spec`` treats ``field`` (one of its fields)."""
+    return (
+        field.key,
+        field.attr,
+        _checker(field),
+        field.required,
+        _blank_is_absent(field),
+        _absent(spec, field),
+    )
+
+
+def _checked_decoder(
+    spec: FormSpec,
+    build: Callable[[dict[str, Any]], Any] | None = None,
+    plan: Sequence[PlanEntry] | None = None,
+) -> Decoder:
+    """The reference decoder: run every field's checker and collect every problem.
+
+    ``build`` makes the result from the checked values (default: the form's own type).
+    """
+    name = spec.name
+    if plan is None:
+        plan = [field_plan(spec, field) for field in spec.fields]
+    if build is None:
+        build = _builder(spec)
+
+    def decode(content: Any) -> Any:
+        if type(content) is not dict:
+            got = "nothing" if content is None else _json_kind(content)
+            raise InvalidContent(
+                name, [FieldError(None, f"Expected an object of field values, got {got}.")]
+            )
+        answer = cast("dict[str, Any]", content)
+        values: dict[str, Any] = {}
+        errors: list[FieldError] = []
+        for key, attr, check, required, blank_is_absent, absent in plan:
+            value = answer.get(key)
+            if value is None or (blank_is_absent and value == ""):
+                if required:
+                    errors.append(field_error(key, "This field is required."))
+                elif absent is not _OMIT:
+                    values[attr] = absent() if callable(absent) else absent[0]
+                continue
+            checked = check(value)
+            if checked.__class__ is _Problem:
+                errors.append(field_error(key, str(checked)))
+            else:
+                values[attr] = checked
+        if errors:
+            raise InvalidContent(name, errors)
+        return build(values)
+
+    return decode
+
+
+def _collector(
+    name: str,
+    plan: Sequence[PlanEntry],
+    build: Builder,
+    checked: Decoder,
+    fields: Sequence[FieldSpec],
+) -> Decoder:
+    """Generate the reference decoder's loop unrolled, for answers the fast path doubts.
+
+    The same plan (made from ``fields``), the same steps in the same order, so the same
+    values and the same errors (tests compare it with the reference decoder); without the
+    loop's tuple unpacking and per-field lookups, and with the simple kinds' valid values
+    accepted inline rather than through their checker (see `_accepted_inline`). Content
+    that is not an object goes to the reference decoder itself.
+    """
+    namespace: dict[str, Any] = {
+        "checked": checked,
+        "build": build,
+        "Problem": _Problem,
+        "error": field_error,
+        "InvalidContent": InvalidContent,
+        "NAME": name,
+        "has_surrogate": has_surrogate,
+        "LIMIT": _DIGITS_LIMIT,
+    }
+    lines = [
+        "def collect(content):",
+        "    if content.__class__ is not dict:",
+        "        return checked(content)",
+        "    get = content.get",
+        "    values = {}",
+        "    errors = []",
+    ]
+    for index, (key, attr, check, required, blank_is_absent, absent) in enumerate(plan):
+        namespace[f"K{index}"] = check
+        value = f"v{index}"
+        inline = _accepted_inline(fields[index], index, value)
+        blank = f" or {value} == ''" if blank_is_absent else ""
+        lines += [f"    {value} = get({key!r})", f"    if {value} is None{blank}:"]
+        if required:
+            lines.append(f"        errors.append(error({key!r}, 'This field is required.'))")
+        elif absent is _OMIT:
+            lines.append("        pass  # left out: the type applies its own default")
+        elif callable(absent):
+            namespace[f"F{index}"] = absent
+            lines.append(f"        values[{attr!r}] = F{index}()")
+        else:
+            namespace[f"D{index}"] = absent[0]
+            lines.append(f"        values[{attr!r}] = D{index}")
+        if inline is not None:
+            namespace[f"L{index}"] = {choice.wire: choice.value for choice in fields[index].choices}
+            test, result = inline
+            lines += [f"    elif {test}:", f"        values[{attr!r}] = {result}"]
+        lines += [
+            "    else:",
+            f"        {value} = K{index}({value})",
+            f"        if {value}.__class__ is Problem:",
+            f"            errors.append(error({key!r}, str({value})))",
+            "        else:",
+            f"            values[{attr!r}] = {value}",
+        ]
+    lines += [
+        "    if errors:",
+        "        raise InvalidContent(NAME, errors)",
+        "    return build(values)",
+    ]
+    exec("\n".join(lines), namespace)
+    collect: Decoder = namespace["collect"]
+    return collect
+
+
+def _fast_path(spec: FormSpec, make_slow: Callable[[], Decoder]) -> Decoder:
+    """Generate a straight-line decoder for answers that are valid, as most are.
+
+    Python spends most of a per-field loop on the loop itself: calls, tuple unpacking,
+    dictionary stores. The generated function instead checks each field inline (the
+    simple kinds) or through its checker (the rest) and builds the result with one call.
+    At the first doubt it hands the whole content to the collector, which alone decides
+    what is wrong and says so: the fast path never produces an error itself. The collector
+    is generated by ``make_slow`` at the first doubt (generating code costs about as much as
+    the fast path's own), so a form that only ever gets valid answers never pays for it.
+    """
+    shape = spec.shape
+    by_keyword = shape in (Shape.DATACLASS, Shape.STRUCT)
+    if by_keyword and not all(
+        field.attr.isidentifier() and not keyword.iskeyword(field.attr) for field in spec.fields
+    ):
+        return make_slow()
+    positional = _positional_count(spec)
+
+    def first_doubt(content: Any) -> Any:
+        slow = namespace["slow"] = make_slow()  # what the generated code calls from now on
+        return slow(content)
+
+    namespace: dict[str, Any] = {
+        "slow": first_doubt,
+        "MISSING": MISSING,
+        "Problem": _Problem,
+        "build": _builder(spec),
+        "T": spec.tp,
+        "is_date_shaped": DATE_SHAPE.fullmatch,
+        "has_surrogate": has_surrogate,
+        "fromisoformat": dt.date.fromisoformat,
+        "LIMIT": _DIGITS_LIMIT,
+    }
+    lines = [
+        "def decode(content):",
+        "    if content.__class__ is not dict:",
+        "        return slow(content)",
+        "    get = content.get",
+    ]
+    if not by_keyword:
+        lines.append("    out = {}")
+    results: list[str] = []
+    for index, field in enumerate(spec.fields):
+        value, result = f"v{index}", f"a{index}"
+        namespace[f"K{index}"] = _checker(field)
+        namespace[f"L{index}"] = {choice.wire: choice.value for choice in field.choices}
+        absent = _absent(spec, field)
+        lines.append(f"    {value} = get({field.key!r})")
+        if field.required:
+            # No separate test for absence: None fails every kind's check below, and the
+            # reference decoder then says the field is required.
+            lines.extend("    " + line for line in _inline_check(field, index, value, result))
+            store = "    "
+        else:
+            blank = f" or {value} == ''" if _blank_is_absent(field) else ""
+            lines.append(f"    if {value} is None{blank}:")
+            if absent is _OMIT:
+                lines.append("        pass  # left out: the type applies its own default")
+            elif callable(absent):
+                namespace[f"F{index}"] = absent
+                lines.append(f"        {result} = F{index}()")
+            else:
+                namespace[f"D{index}"] = absent[0]
+                lines.append(f"        {result} = D{index}")
+            lines.append("    else:")
+            lines.extend("        " + line for line in _inline_check(field, index, value, result))
+            store = "        " if absent is _OMIT else "    "
+        if by_keyword:
+            results.append(result if index < positional else f"{field.attr}={result}")
+        else:
+            lines.append(f"{store}out[{field.attr!r}] = {result}")
+    if by_keyword:
+        lines += [
+            "    try:",
+            f"        return T({', '.join(results)})",
+            "    except ValueError:",
+            "        return slow(content)  # it collects the constructor's errors",
+        ]
+    else:
+        lines.append("    return build(out)")
+    exec("\n".join(lines), namespace)
+    decoder: Decoder = namespace["decode"]
+    return decoder
+
+
+def _accepted_inline(field: FieldSpec, index: int, value: str) -> tuple[str, str] | None:
+    """A test that holds only for values the field's checker accepts, and what it returns.
+
+    For the simple kinds, whose checker returns the value itself (a choice: its option's
+    value from ``L{index}``); ``None`` for the rest, which always go through the checker.
+    ``value`` is known not to be ``None`` here.
+    """
+    kind = field.kind
+    if kind is Kind.BOOLEAN:
+        return f"{value}.__class__ is bool", value
+    if kind is Kind.CHOICE:
+        return f"{value}.__class__ is str and {value} in L{index}", f"L{index}[{value}]"
+    if field.convert is not None:
+        return None
+    if kind is Kind.TEXT and field.format is None and field.pattern is None:
+        low, high = field.min_length, field.max_length
+        # isascii() is a flag check in CPython: the scan is made only for non-ASCII text.
+        test = f"{value}.__class__ is str and ({value}.isascii() or not has_surrogate({value}))"
+        if low is not None:
+            test += f" and len({value}) >= {low}"
+        if high is not None:
+            test += f" and len({value}) <= {high}"
+        return test, value
+    if (
+        kind in (Kind.INTEGER, Kind.NUMBER)
+        and field.exclusive_minimum is None
+        and field.exclusive_maximum is None
+    ):
+        if kind is Kind.INTEGER:
+            test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
+        else:  # `x - x == 0` is false exactly for NaN and the infinities
+            test = f"{value}.__class__ is float and {value} - {value} == 0"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        return test, value
+    return None
+
+
+def _positional_count(spec: FormSpec) -> int:
+    """How many leading fields the constructor takes by position.
+
+    A generated dataclass ``__init__`` is about three times faster called positionally
+    than by keyword on CPython 3.11. Only done where the constructor's signature names
+    exactly the form's fields in the form's order (a hand-written ``__init__`` may not).
+    """
+    if spec.shape is not Shape.DATACLASS:
+        return 0
+    try:
+        parameters = list(inspect.signature(spec.tp.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return 0
+    count = 0
+    for parameter, field in zip(parameters, spec.fields, strict=False):
+        if parameter.kind is not parameter.POSITIONAL_OR_KEYWORD or parameter.name != field.attr:
+            break
+        count += 1
+    named = [parameter.name for parameter in parameters]
+    return count if sorted(named) == sorted(field.attr for field in spec.fields) else 0
+
+
+def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list[str]:
+    """Lines that set ``result`` from ``value`` or return ``slow(content)``."""
+    kind = field.kind
+    if kind is Kind.BOOLEAN:
+        return [
+            f"if {value}.__class__ is not bool:",
+            "    return slow(content)",
+            f"{result} = {value}",
+        ]
+    if (
+        kind is Kind.TEXT
+        and field.format is None
+        and field.pattern is None
+        and field.convert is None
+    ):
+        low, high = field.min_length, field.max_length
+        # isascii() is a flag check in CPython: the call is made only for non-ASCII text.
+        test = f"{value}.__class__ is not str or not {value}.isascii() and has_surrogate({value})"
+        if low is not None and high is not None:
+            test += f" or not {low} <= len({value}) <= {high}"
+        elif low is not None:
+            test += f" or len({value}) < {low}"
+        elif high is not None:
+            test += f" or len({value}) > {high}"
+        return [f"if {test}:", "    return slow(content)", f"{result} = {value}"]
+    if kind is Kind.INTEGER:
+        test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        # Anything else (a whole number sent as 3.0, a bound crossed) takes the checker.
+        return [
+            f"if {test}:",
+            f"    {result} = {value}",
+            "else:",
+            *_via_checker(index, value, result, indent="    "),
+        ]
+    if (
+        kind is Kind.NUMBER
+        and field.convert is None
+        and field.exclusive_minimum is None
+        and field.exclusive_maximum is None
+    ):
+        # `x - x == 0` is false exactly for NaN and the infinities.
+        test = f"{value}.__class__ is float and {value} - {value} == 0"
+        if field.minimum is not None:
+            test += f" and {value} >= {field.minimum!r}"
+        if field.maximum is not None:
+            test += f" and {value} <= {field.maximum!r}"
+        return [
+            f"if {test}:",
+            f"    {result} = {value}",
+            "else:",
+            *_via_checker(index, value, result, indent="    "),
+        ]
+    if (
+        kind is Kind.TEXT
+        and field.convert is parse_date
+        and field.min_length is None
+        and field.max_length is None
+        and field.pattern is None
+    ):
+        return [
+            f"if {value}.__class__ is not str or is_date_shaped({value}) is None:",
+            "    return slow(content)",
+            "try:",
+            f"    {result} = fromisoformat({value})",
+            "except ValueError:",
+            "    return slow(content)",
+        ]
+    if kind is Kind.CHOICE:
+        return [
+            f"{result} = L{index}.get({value}, MISSING) if {value}.__class__ is str else MISSING",
+            f"if {result} is MISSING:",
+            "    return slow(content)",
+        ]
+    return _via_checker(index, value, result)
+
+
+def _via_checker(index: int, value: str, result: str, indent: str = "") -> list[str]:
+    lines = [
+        f"{result} = K{index}({value})",
+        f"if {result}.__class__ is Problem:",
+        "    return slow(content)",
+    ]
+    return [indent + line for line in lines]
+
+
+# --------------------------------------------------------------------------------------
+# Absent fields
+# --------------------------------------------------------------------------------------
+
+_OMIT: Any = object()  # leave the key out: the type applies its own default
+
+
+def _absent(spec: FormSpec, field: FieldSpec) -> Any:
+    """What an absent optional field becomes: a factory, a 1-tuple holding the value, or _OMIT."""
+    if field.omit_when_absent:
+        return _OMIT  # a TypedDict without the key, as NotRequired promises
+    if (
+        spec.shape is Shape.PYDANTIC_MODEL
+        and not field.call_default
+        and (field.default is not MISSING or field.default_factory is not None)
+    ):
+        return _OMIT  # pydantic applies its default (and its factory) itself
+    if field.default_factory is not None:
+        return field.default_factory
+    if field.default is not MISSING:
+        return (field.default,)
+    return (None,)
+
+
+def check_value(field: FieldSpec, value: Any) -> str | None:
+    """Return why a wire value does not fit a field, or ``None`` when it fits."""
+    checked = _checker(field)(value)
+    return str(checked) if checked.__class__ is _Problem else None
+
+
+def _blank_is_absent(field: FieldSpec) -> bool:
+    # Form clients often send "" for an input left empty. For an optional field that is not
+    # plain text (a number, a date, a choice), "" can only mean "no answer", unless it is
+    # one of the field's options.
+    if field.required or (field.kind is Kind.TEXT and field.format is None):
+        return False
+    return not any(choice.wire == "" for choice in field.choices)
+
+
+# --------------------------------------------------------------------------------------
+# Checkers: one per kind, specialised by the field's constraints; each returns the checked
+# value, or a `_Problem` (the messages that never quote the value are made once)
+# --------------------------------------------------------------------------------------
+
+
+def _checker(field: FieldSpec) -> Callable[[Any], Any]:
+    kind = field.kind
+    if kind is Kind.TEXT:
+        return _text_checker(field)
+    if kind is Kind.INTEGER:
+        return _number_checker(field, integer=True)
+    if kind is Kind.NUMBER:
+        return _number_checker(field, integer=False)
+    if kind is Kind.BOOLEAN:
+        return _boolean
+    if kind is Kind.CHOICE:
+        return _choice_checker(field)
+    return _multi_checker(field)
+
+
+def _boolean(value: Any) -> bool | _Problem:
+    if type(value) is not bool:
+        return _Problem(f"Expected true or false, got {_json_kind(value)}.")
+    return value
+
+
+def _text_checker(field: FieldSpec) -> Callable[[Any], Any]:
+    low, high = field.min_length, field.max_length
+    pattern = field.pattern
+    matches = pattern_matcher(pattern) if pattern is not None else None
+    fmt = field.format
+    convert = field.convert
+    not_format = _FORMAT_PROBLEMS[fmt] if fmt is not None else ""  # KeyError: no such format
+    shaped = _FORMAT_SHAPES.get(fmt) if fmt is not None else None
+    parse = _FORMAT_PARSERS.get(fmt) if fmt is not None else None
+    # The problems that never quote the value, made once.
+    too_short = _Problem(f"Must be at least {_count(low or 0, 'character')} long.")
+    too_long = _Problem(f"Must be at most {_count(high or 0, 'character')} long.")
+
+    def check(value: Any) -> Any:
+        if type(value) is not str:
+            return _Problem(f"Expected text, got {_json_kind(value)}.")
+        if low is not None and len(value) < low:
+            return too_short
+        if high is not None and len(value) > high:
+            return too_long
+        if has_surrogate(value):
+            return _SURROGATE_PROBLEM
+        if matches is not None and not matches(value):
+            return _Problem(f"Must match the pattern {pattern}.")
+        if shaped is not None and not shaped(value):
+            return _Problem(f"{not_format}, got {_shorten(value)}.")
+        if parse is not None:
+            try:
+                parsed = parse(value)
+            except ValueError:
+                return _Problem(f"{not_format}, got {_shorten(value)}.")
+            if convert is parse_date or convert is parse_datetime:
+                return parsed
+        if convert is not None:
+            try:
+                return convert(value)
+            except ValueError:  # pydantic URL types: a link of the wrong kind
+                return _Problem(f"{_FORMAT_PROBLEMS['uri']}, got {_shorten(value)}.")
+        return value
+
+    return check
+
+
+def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
+    low, high = field.minimum, field.maximum
+    strict_low, strict_high = field.exclusive_minimum, field.exclusive_maximum
+    convert = field.convert
+    # The problems that never quote the value, made once.
+    below, above = _Problem(f"Must be at least {low}."), _Problem(f"Must be at most {high}.")
+    not_greater = _Problem(f"Must be greater than {strict_low}.")
+    not_less = _Problem(f"Must be less than {strict_high}.")
+
+    def check(value: Any) -> Any:
+        kind = value.__class__
+        if kind is not int and kind is not float:
+            what = "a whole number" if integer else "a number"
+            return _Problem(f"Expected {what}, got {_json_kind(value)}.")
+        if kind is float and not math.isfinite(value):
+            return _Problem("Must be a finite number.")
+        if kind is int and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
+            return _Problem(f"Must have at most {MAX_DIGITS} digits.")
+        if integer:
+            if kind is float:
+                if not value.is_integer():
+                    return _Problem(f"Expected a whole number, got {value!r}.")
+                value = int(value)
+        elif convert is None and kind is int:
+            value = float(value)  # no OverflowError: MAX_DIGITS is far below float's 308
+        if low is not None and value < low:
+            return below
+        if high is not None and value > high:
+            return above
+        if strict_low is not None and value <= strict_low:
+            return not_greater
+        if strict_high is not None and value >= strict_high:
+            return not_less
+        return value if convert is None else convert(value)
+
+    return check
+
+
+def _choice_checker(field: FieldSpec) -> Callable[[Any], Any]:
+    lookup = {choice.wire: choice.value for choice in field.choices}
+    options = _options(field)
+
+    def check(value: Any) -> Any:
+        if type(value) is str and value in lookup:
+            return lookup[value]
+        return _Problem(f"Must be one of {options}; got {_shorten(value)}.")
+
+    return check
+
+
+def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
+    lookup: dict[str, object] = {choice.wire: choice.value for choice in field.choices}
+    options = _options(field)
+    low, high = field.min_length, field.max_length
+    container: Callable[[list[object]], object] = field.container or _as_list
+
+    def check(value: Any) -> Any:
+        if type(value) is not list:
+            return _Problem(f"Expected a list of options, got {_json_kind(value)}.")
+        chosen: list[str] = cast("list[str]", value)
+        seen: set[str] = set()
+        for item in chosen:  # one pass, a set lookup per item: linear in the list's length
+            if type(item) is not str or item not in lookup:
+                return _Problem(f"Every option must be one of {options}; got {_shorten(item)}.")
+            if item in seen:
+                return _Problem(
+                    f"Choose each option at most once; {_shorten(item)} appears more than once."
+                )
+            seen.add(item)
+        if low is not None and len(chosen) < low:
+            return _Problem(f"Choose at least {_count(low, 'option')}.")
+        if high is not None and len(chosen) > high:
+            return _Problem(f"Choose at most {_count(high, 'option')}.")
+        return container([lookup[item] for item in chosen])
+
+    return check
+
+
+def _as_list(items: list[object]) -> list[object]:
+    return items
+
+
+# --------------------------------------------------------------------------------------
+# Building the author's type
+# --------------------------------------------------------------------------------------
+
+
+def result_builder(spec: FormSpec) -> Builder:
+    """Build an instance of the form's type from its checked values, keyed by keyword.
+
+    Depends only on the form's type and its fields' names, keywords and wire keys, which
+    per-call overrides never change.
+    """
+    return _builder(spec)
+
+
+def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
+    tp = spec.tp
+    shape = spec.shape
+    members = _direct_members(spec)
+    key_of = {attr: key for attr, key, _ in members}
+    # pydantic reports an error's location by alias (the wire key), or by field name when a
+    # model validates by name; wire keys win where a name is also another field's alias.
+    key_of_location = {name: key for _, key, name in members}
+    key_of_location.update({key: key for _, key, _ in members})
+
+    def errors_of(exc: ValueError) -> list[FieldError]:
+        if isinstance(exc, pydantic.ValidationError):
+            errors = exc.errors(include_url=False)
+            return [_pydantic_error(error, key_of_location) for error in errors]
+        return [FieldError(None, _sentence(str(exc) or type(exc).__name__))]
+
+    if shape is Shape.SCALAR:
+        return lambda values: values.get("value")
+    if shape is Shape.TYPED_DICT:
+        return dict
+    if shape is Shape.PYDANTIC_MODEL:
+
+        def build_model(values: dict[str, Any]) -> Any:
+            try:
+                return tp.model_validate({key_of[attr]: value for attr, value in values.items()})
+            except ValueError as exc:
+                raise InvalidContent(spec.name, errors_of(exc)) from None
+
+        return build_model
+
+    def build_instance(values: dict[str, Any]) -> Any:
+        try:
+            return tp(**values)
+        except ValueError as exc:  # __post_init__ checks, pydantic dataclass validators
+            raise InvalidContent(spec.name, errors_of(exc)) from None
+
+    return build_instance
+
+
+def _direct_members(spec: FormSpec) -> list[tuple[str, str, str]]:
+    """(constructor keyword, wire key, name) of each field of the type itself.
+
+    A nested form is one member (its group), however many wire fields it has.
+    """
+    members: dict[str, tuple[str, str, str]] = {}
+    for field in spec.fields:
+        if field.groups:
+            group = field.groups[0]
+            members.setdefault(group.attr, (group.attr, group.key, group.name))
+        else:
+            members[field.attr] = (field.attr, field.key, field.name)
+    return list(members.values())
+
+
+def _pydantic_error(error: Any, key_of: dict[str, str]) -> FieldError:
+    loc = error.get("loc") or ()
+    field = key_of.get(loc[0]) if loc and isinstance(loc[0], str) else None
+    message: str = error.get("msg", "Invalid value")
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return FieldError(field, _sentence(message))
+
+
+# --------------------------------------------------------------------------------------
+# Nested forms: rebuilt from their flat wire fields
+# --------------------------------------------------------------------------------------
+
+
+def _nested_decoder(spec: FormSpec, flat: Decoder) -> Decoder:
+    """Decode the flat fields with ``flat``, then build the nested instances from them."""
+    build = _builder(spec)
+    key_of_attr = {field.attr: field.key for field in spec.fields}
+
+    def decode(content: Any) -> Any:
+        values: dict[str, Any] = flat(content)
+        answer = cast("dict[str, Any]", content)
+        by_key = {key_of_attr[attr]: value for attr, value in values.items()}
+        errors: list[FieldError] = []
+        direct = _direct_values(spec, by_key, answer, ("", ""), errors)
+        if errors:
+            raise InvalidContent(spec.name, errors)
+        return build(direct)
+
+    return decode
+
+
+def _direct_values(
+    spec: FormSpec,
+    by_key: dict[str, Any],
+    answer: dict[str, Any],
+    prefixes: tuple[str, str],
+    errors: list[FieldError],
+) -> dict[str, Any]:
+    """The constructor values of ``spec.tp``, its nested forms built; problems go to errors.
+
+    ``prefixes`` turn the wire keys and titles of ``spec`` into those of the whole form.
+    """
+    prefix, title_prefix = prefixes
+    out: dict[str, Any] = {}
+    done: set[int] = set()
+    for field in spec.fields:
+        if not field.groups:
+            if prefix + field.key in by_key:
+                out[field.attr] = by_key[prefix + field.key]
+            continue
+        group = field.groups[0]
+        if id(group) in done:
+            continue
+        done.add(id(group))
+        members = [f for f in spec.fields if f.groups and f.groups[0] is group]
+        inner = group.key + KEY_SEPARATOR
+        if group.optional and not any(_filled(answer.get(prefix + f.key), f) for f in members):
+            has_default = group.default is not MISSING or group.default_factory is not None
+            if group.omit_when_absent or (has_default and spec.shape is Shape.PYDANTIC_MODEL):
+                continue  # the type applies its own default
+            if group.default_factory is not None:
+                out[group.attr] = group.default_factory()
+            else:
+                out[group.attr] = None if group.default is MISSING else group.default
+            continue
+        if group.optional:
+            # Partly filled: the group is wanted, so its own required fields must be there.
+            for member in group.spec.fields:
+                wire = prefix + inner + member.key
+                if member.required and answer.get(wire) in (None, ""):
+                    errors.append(
+                        FieldError(
+                            wire, f"Required when any of {title_prefix}{group.title} is filled in."
+                        )
+                    )
+        inner_prefixes = (prefix + inner, f"{title_prefix}{group.title}{TITLE_SEPARATOR}")
+        nested = _direct_values(group.spec, by_key, answer, inner_prefixes, errors)
+        if errors:
+            continue
+        try:
+            out[group.attr] = _builder(group.spec)(nested)
+        except InvalidContent as problem:
+            errors.extend(
+                FieldError(None if e.field is None else prefix + inner + e.field, e.message)
+                for e in problem.errors
+            )
+    return out
+
+
+def _filled(value: Any, field: FieldSpec) -> bool:
+    """Whether a value in an optional group says the user filled it in.
+
+    Clients send unchecked boxes as ``false``, empty inputs as ``""`` and prefilled values
+    back as they were, so none of those counts as filling the group in.
+    """
+    if value is None or value == "" or value is False or value == []:
+        return False
+    return bool(value != wire_default(field))
+
+
+# --------------------------------------------------------------------------------------
+# Message helpers
+# --------------------------------------------------------------------------------------
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    if not text:
+        return "Invalid value."
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'}"
+    if isinstance(value, int) and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
+        return f"a number of more than {MAX_DIGITS} digits"
+    if isinstance(value, (int, float)):
+        return f"the number {_shorten(value)}"
+    if isinstance(value, str):
+        return f"the text {_shorten(value)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+_PREVIEW_CHARS = 200  # of text, previewed: longer than any message shows; cut by _shorten
+
+
+class _BoundedRepr(reprlib.Repr):
+    """``repr`` that looks at a bounded part of a value, however large or deep it is.
+
+    A client's value may be a megabyte of text, a list nested a hundred thousand deep
+    (plain ``repr`` raises RecursionError) or an int of a million digits (whose ``repr``
+    is quadratic, or refused past 4,300 digits).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = 4
+        self.maxstring = _PREVIEW_CHARS
+
+    def repr_int(self, x: int, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
+        if not -_DIGITS_LIMIT < x < _DIGITS_LIMIT:
+            return f"a number of more than {MAX_DIGITS} digits"
+        return repr(x)
+
+    def repr_str(self, x: str, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
+        return repr(x[: self.maxstring])
+
+
+_bounded_repr = _BoundedRepr().repr
+
+
+def _shorten(value: Any, limit: int = 40) -> str:
+    # What _BoundedRepr gives plain text, without reprlib's dispatch (most previews are text).
+    text = repr(value[:_PREVIEW_CHARS]) if value.__class__ is str else _bounded_repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+_SURROGATE_PROBLEM = _Problem(
+    "Contains a surrogate code point (U+D800 to U+DFFF), which is not text; send valid Unicode."
+)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _options(field: FieldSpec) -> str:
+    wires = [repr(choice.wire) for choice in field.choices]
+    if len(wires) > 8:
+        wires = [*wires[:8], "..."]
+    return ", ".join(wires)

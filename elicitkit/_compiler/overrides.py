@@ -1,0 +1,458 @@
+"""Per-call overrides: one call's options, defaults, titles and descriptions, without a new type.
+
+A form type is compiled once and its schemas are cached (see `compiled_forms`). `Overrides` change a
+few fields for one call: the compiled `FormSpec` is copied with only those fields replaced,
+the cached schema is copied with only their properties rendered again, and answers are
+decoded against the replaced fields, so a per-call option list is enforced like a declared
+one. Everything is checked before anything is sent; a problem raises `FormDefinitionError`.
+
+Applying is cheap, and repeating it cheaper still:
+
+* the replaced fields are patched copies of the compiled ones, the schema a shallow copy of
+  the cached one with their properties rendered again, and the decoder reuses the compiled
+  form's per-field checks for every field left alone;
+* each compiled form keeps its last `MAX_CACHED_OVERRIDES` applications (`OverridesCache`),
+  found again by the *values* an `Overrides` carries, since a tool builds a new one per call.
+  Only values whose equality means "renders and decodes the same" make a key (exact ``str``,
+  ``int``, ``bool``, ``None``, ``float`` by its bits, Enum members, and lists, tuples and
+  dicts of those); anything else (a date, a ``Decimal``, a list as a default, a generator of
+  options) is applied afresh every call, so one call's values can never stand in for
+  another's. What is cached is never changed after it is made.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from elicitkit._compiler.decode import (
+    Builder,
+    Decoder,
+    PlanEntry,
+    build_decoder,
+    check_value,
+    field_plan,
+    result_builder,
+)
+from elicitkit._compiler.form_spec import MISSING, Choice, FieldSpec, FormSpec, Kind
+from elicitkit._compiler.introspect import choice_settings
+from elicitkit._compiler.prefill import wire_default
+from elicitkit._compiler.render import render_field
+from elicitkit._compiler.wire_formats import sendable_text
+from elicitkit.errors import FormDefinitionError
+from elicitkit.protocol import ProtocolVersion
+
+Options = Iterable[object] | Mapping[object, str]
+"""A per-call option list: values, or a mapping of value to display label."""
+
+
+def _empty() -> Mapping[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True, eq=False)
+class Overrides:
+    """Per-call changes to a form, keyed by field name: pass it as ``ask(..., overrides=...)``.
+
+    Every field named must exist in the form; every value is checked against its field
+    before anything is sent, and answers are checked against the result (a per-call option
+    list is enforced on decode like a declared one).
+
+    Example:
+        ``ask(Order, overrides=Overrides(choices={"region": ["eu-west", "us-east"]},
+        defaults={"quantity": 2}, titles={"item": f"Item ({sku})"}))``
+
+    Attributes:
+        defaults: A value per field, shown prefilled and given to an optional field the user
+            leaves empty (a required field stays required). It must fit the field: its
+            type, bounds, lengths and options.
+        choices: The options of a field for this call. A plain ``str`` field becomes a
+            single choice of the given strings; a choice or multi-select field (``Literal``,
+            ``Enum``, ``list[...]`` of those) offers only the given subset of its options.
+            Give a list of values, or a mapping of value to display label.
+        titles: The label shown for a field in this call.
+        descriptions: The help text shown with a field in this call.
+    """
+
+    defaults: Mapping[str, object] = field(default_factory=_empty)
+    choices: Mapping[str, Options] = field(default_factory=_empty)
+    titles: Mapping[str, str] = field(default_factory=_empty)
+    descriptions: Mapping[str, str] = field(default_factory=_empty)
+
+
+MAX_CACHED_OVERRIDES = 32
+"""How many applied overrides each compiled form keeps (least recently used dropped first)."""
+
+
+@dataclass(eq=False)
+class OverriddenForm:
+    """A form with one call's overrides applied; its schemas and decoder made on first use.
+
+    Shared between calls that pass equal overrides (see `OverridesCache`): nothing in it
+    changes once made, and what it hands out is never changed by a later call.
+
+    Attributes:
+        spec: The form with the named fields replaced.
+        changed: The replaced fields, in form order.
+        decodes_differently: Whether answers must be decoded against ``spec`` (options or
+            defaults changed) rather than with the form's cached decoder (text only).
+        base: The compiled form's decoding parts (`DecodingParts`), reused for the fields
+            whose options and default this call leaves alone.
+        redecoded: The names of the fields whose options or default this call changes.
+    """
+
+    spec: FormSpec
+    changed: tuple[FieldSpec, ...]
+    decodes_differently: bool
+    base: DecodingParts
+    redecoded: frozenset[str]
+    schemas: dict[tuple[str, bool], dict[str, Any]] = field(
+        default_factory=dict[tuple[str, bool], dict[str, Any]]
+    )
+    questions: dict[tuple[str, str | None], tuple[dict[str, Any], str]] = field(
+        default_factory=dict[tuple[str, str | None], tuple[dict[str, Any], str]]
+    )
+    """The rendered question (params, digest) per (protocol, message), built by ``ask()``."""
+    _decoder: Decoder | None = None
+
+    def schema(
+        self, base: dict[str, Any], protocol: ProtocolVersion, *, legacy_enum_names: bool
+    ) -> dict[str, Any]:
+        """Return the cached ``base`` schema with the changed fields rendered again."""
+        cached = self.schemas.get((protocol, legacy_enum_names))
+        if cached is not None:
+            return cached
+        properties = dict(base["properties"])
+        for changed in self.changed:
+            properties[changed.key] = render_field(
+                self.spec, changed, protocol, legacy_enum_names=legacy_enum_names
+            )
+        schema = {**base, "properties": properties}
+        self.schemas[protocol, legacy_enum_names] = schema
+        return schema
+
+    def decoder(self) -> Decoder:
+        """Return the decoder for this call's answer (the reference decoder).
+
+        Only the changed fields get new checks; the others reuse the compiled form's.
+        """
+        if self._decoder is None:
+            redecoded = self.redecoded
+            plan = [
+                field_plan(self.spec, spec_field) if spec_field.name in redecoded else entry
+                for spec_field, entry in zip(self.spec.fields, self.base.plan, strict=True)
+            ]
+            self._decoder = build_decoder(self.spec, fast=False, plan=plan, build=self.base.build)
+        return self._decoder
+
+
+@dataclass(frozen=True)
+class DecodingParts:
+    """What a form's reference decoder is made of, made once per form (see `build_decoder`).
+
+    Attributes:
+        plan: Each field's `field_plan` entry, in form order.
+        build: The form's `result_builder`.
+    """
+
+    plan: Sequence[PlanEntry]
+    build: Builder
+
+    @classmethod
+    def of(cls, spec: FormSpec) -> DecodingParts:
+        """The parts of ``spec``'s reference decoder."""
+        return cls(
+            [field_plan(spec, spec_field) for spec_field in spec.fields], result_builder(spec)
+        )
+
+
+class OverridesCache:
+    """One compiled form's applied overrides, found again by the values they carry.
+
+    Lives on the form's `CompiledForm`, so it dies with the form type. Bounded by
+    `MAX_CACHED_OVERRIDES`: per-call values (option lists built from account data) must
+    not grow it for ever.
+    """
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Hashable, OverriddenForm] = OrderedDict()
+        self._base: DecodingParts | None = None
+
+    def apply(self, spec: FormSpec, overrides: Overrides) -> OverriddenForm:
+        """Return ``overrides`` applied to ``spec`` (the compiled form's own spec).
+
+        Raises:
+            FormDefinitionError: An override names no field of the form, or does not fit
+                its field (never cached: the same overrides raise the same error again).
+        """
+        key = cache_key(overrides)
+        if key is not None:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return entry
+        if self._base is None:
+            self._base = DecodingParts.of(spec)
+        entry = apply_overrides(spec, overrides, self._base)
+        if key is not None:
+            self._entries[key] = entry
+            if len(self._entries) > MAX_CACHED_OVERRIDES:
+                self._entries.popitem(last=False)
+        return entry
+
+    def clear(self) -> None:
+        """Forget every applied overrides (for tests that re-render schemas)."""
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class _Uncacheable(Exception):  # an internal signal, never raised out of `cache_key`
+    """A value whose equality does not guarantee the same schema and decoding."""
+
+
+def cache_key(overrides: Overrides) -> Hashable | None:
+    """A key equal for two `Overrides` only if they render and decode alike, or ``None``.
+
+    Every value is tagged with its exact type (``1``, ``1.0`` and ``True`` are equal in
+    Python but not on the wire), floats go by their bits (``0.0 == -0.0``), and only plain
+    values qualify: a ``Decimal`` (``1.0 == 1.00``), an aware ``datetime`` (equal across
+    offsets) or any other object might render differently, and a mutable default (a list)
+    would be handed to the next call. Linear in the size of the overrides.
+    """
+    try:
+        return (
+            _mapping_key(overrides.defaults, _values_key),
+            _mapping_key(overrides.choices, _options_key),
+            _mapping_key(overrides.titles, _values_key),
+            _mapping_key(overrides.descriptions, _values_key),
+        )
+    except _Uncacheable:
+        return None
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _values_key(values: tuple[object, ...]) -> Hashable:
+    """The key of a sequence of values: their exact types and the values themselves."""
+    types = tuple(map(type, values))  # the common case (text, whole numbers) stays in C
+    if _PLAIN.issuperset(types):
+        return ("plain", types, values)
+    return ("tagged", tuple(map(_value_key, values)))
+
+
+def _value_key(value: object, *, inside: bool = False) -> Hashable:
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if kind is float:
+        return (kind, value.hex())  # type: ignore[attr-defined]  # (it is a float)
+    if isinstance(value, enum.Enum):  # members are singletons; the class is in the key
+        return (kind, value.name)
+    if kind is tuple and not inside:  # a multi-select default (a list would be shared)
+        items: tuple[object, ...] = value  # type: ignore[assignment]
+        return (kind, tuple(_value_key(item, inside=True) for item in items))
+    raise _Uncacheable
+
+
+def _options_key(options: tuple[object, ...]) -> Hashable:
+    """The key of each field's options: lists and tuples of values, or dicts of labels."""
+    keys: list[Hashable] = []
+    for each in options:
+        kind = type(each)
+        if kind is list or kind is tuple:  # read here and when applied: no generators
+            keys.append(_values_key(tuple(each)))  # type: ignore[arg-type]
+        elif kind is dict:
+            labelled: dict[object, object] = each  # type: ignore[assignment]
+            keys.append((_values_key(tuple(labelled)), _values_key(tuple(labelled.values()))))
+        else:
+            raise _Uncacheable
+    return tuple(keys)
+
+
+def _mapping_key(mapping: object, values_key: Callable[[tuple[object, ...]], Hashable]) -> Hashable:
+    if type(mapping) is not dict:
+        raise _Uncacheable
+    named = cast("dict[object, object]", mapping)
+    if not named:
+        return ()
+    return (_values_key(tuple(named)), values_key(tuple(named.values())))
+
+
+_T = TypeVar("_T")
+
+
+def _patched(original: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for the frozen specs, without re-running their ``__init__``.
+
+    `FieldSpec` has no ``__post_init__`` and no slots, so a copy of its ``__dict__`` with
+    ``changes`` is the same object ``replace`` would build, at a fraction of the cost.
+    """
+    out = object.__new__(type(original))
+    out.__dict__.update(original.__dict__, **changes)
+    return out
+
+
+def apply_overrides(
+    spec: FormSpec, overrides: Overrides, base: DecodingParts | None = None
+) -> OverriddenForm:
+    """Apply one call's overrides to a form (uncached: see `OverridesCache`).
+
+    Args:
+        spec: The form.
+        overrides: This call's overrides.
+        base: ``spec``'s `DecodingParts`, if the caller keeps them.
+
+    Raises:
+        FormDefinitionError: An override names no field of the form, or does not fit its
+            field.
+    """
+    by_name = {spec_field.name: spec_field for spec_field in spec.fields}
+    named: dict[str, None] = {}  # ordered, without repeats
+    for mapping in (
+        overrides.defaults,
+        overrides.choices,
+        overrides.titles,
+        overrides.descriptions,
+    ):
+        for name in mapping:
+            named[name] = None
+    unknown = [name for name in named if name not in by_name]
+    if unknown:
+        listed = ", ".join(repr(name) for name in unknown)
+        declared = ", ".join(repr(name) for name in by_name)
+        raise FormDefinitionError(
+            f"Cannot ask {spec.name} with overrides: {listed} "
+            f"{'is not a field' if len(unknown) == 1 else 'are not fields'} of {spec.name}. "
+            f"Name its fields as declared: {declared}."
+        )
+    changed: dict[str, FieldSpec] = {}
+    for name in named:
+        changed[name] = _override_field(spec, by_name[name], overrides)
+    fields = tuple(changed.get(spec_field.name, spec_field) for spec_field in spec.fields)
+    return OverriddenForm(
+        spec=_patched(spec, fields=fields),
+        changed=tuple(changed[f.name] for f in spec.fields if f.name in changed),
+        decodes_differently=bool(overrides.choices) or bool(overrides.defaults),
+        base=DecodingParts.of(spec) if base is None else base,
+        redecoded=frozenset(overrides.choices) | frozenset(overrides.defaults),
+    )
+
+
+def _override_field(spec: FormSpec, original: FieldSpec, overrides: Overrides) -> FieldSpec:
+    name = original.name
+
+    def problem(reason: str) -> FormDefinitionError:
+        return FormDefinitionError(
+            f"Cannot ask {spec.name} with overrides for field '{name}': {reason}"
+        )
+
+    out = original
+    if name in overrides.titles:
+        out = _patched(out, title=_text(overrides.titles[name], "title", problem), show_title=True)
+    if name in overrides.descriptions:
+        text = _text(overrides.descriptions[name], "description", problem)
+        out = _patched(out, description=text)
+    if name in overrides.choices:
+        out = _with_choices(out, overrides.choices[name], problem)
+    if name in overrides.defaults:
+        out = _with_default(out, overrides.defaults[name], problem)
+    return out
+
+
+def _text(value: object, what: str, problem: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise problem(f"the {what} {value!r} is not text. Give a non-empty str.")
+    return sendable_text(value)
+
+
+def _with_choices(spec: FieldSpec, options: object, problem: Any) -> FieldSpec:
+    if isinstance(options, (str, bytes)) or not isinstance(options, Iterable):
+        raise problem(
+            f"the options {options!r} are not a list. Give a list of options, or a mapping "
+            "of option to label."
+        )
+    labels = cast("Mapping[object, str]", options) if isinstance(options, Mapping) else None
+    values: list[object] = list(cast("Iterable[object]", options))
+    if not values:
+        raise problem("the option list is empty, so there is nothing to choose. Give options.")
+    if spec.kind is Kind.TEXT and spec.format is None and spec.convert is None:
+        not_text = [value for value in values if not isinstance(value, str)]
+        if not_text:
+            raise problem(
+                f"the option {not_text[0]!r} is not text, and the field is a str. Give str options."
+            )
+        choices = [Choice(wire=value, value=value, label=None) for value in values]  # type: ignore[arg-type]
+        settings = choice_settings(choices, labels, problem)
+        return _patched(
+            spec,
+            kind=Kind.CHOICE,
+            min_length=None,
+            max_length=None,
+            pattern=None,
+            **settings,
+        )
+    if spec.kind not in (Kind.CHOICE, Kind.MULTI_CHOICE):
+        raise problem(
+            f"per-call options apply to str, choice and multi-select fields, and this field is "
+            f"{spec.type_name}. Remove them, or declare the field as str."
+        )
+    declared = {_option_key(choice.value): choice for choice in spec.choices}
+    declared.update({("wire", choice.wire): choice for choice in spec.choices})
+    relabel: dict[str, str] = {}
+    for key, label in (labels or {}).items():
+        choice = declared.get(_option_key(key)) or declared.get(("wire", key))
+        if choice is not None:
+            relabel[choice.wire] = label
+    picked: list[Choice] = []
+    for value in values:
+        choice = declared.get(_option_key(value)) or declared.get(("wire", value))
+        if choice is None:
+            offered = ", ".join(repr(choice.value) for choice in spec.choices)
+            raise problem(
+                f"{value!r} is not one of its declared options ({offered}). Offer a subset "
+                "of them, or declare the field as str for free-form options."
+            )
+        # A declared label (or a humanised one, on a labelled field) unless this call relabels.
+        picked.append(Choice(choice.wire, choice.value, relabel.get(choice.wire, choice.label)))
+    settings = choice_settings(picked, None, problem)
+    low, high = spec.min_length, spec.max_length
+    if spec.kind is Kind.MULTI_CHOICE and low is not None and low > len(picked):
+        raise problem(
+            f"it needs at least {low} selections and only {len(picked)} options are offered. "
+            "Offer more options."
+        )
+    return _patched(spec, max_length=None if high is None else min(high, len(picked)), **settings)
+
+
+def _option_key(value: object) -> tuple[str, object]:
+    try:
+        hash(value)
+    except TypeError:
+        return ("unhashable", id(value))
+    return (type(value).__name__, value)
+
+
+def _with_default(spec: FieldSpec, value: object, problem: Any) -> FieldSpec:
+    out = _patched(
+        spec,
+        default=value,
+        default_factory=None,
+        prefill=MISSING,
+        call_default=True,
+        omit_when_absent=False,
+    )
+    wire = wire_default(out) if value is not None else MISSING
+    why = None if wire is MISSING else check_value(out, wire)
+    if wire is MISSING or why is not None:
+        reason = f" ({why.rstrip('.')})" if why else ""
+        raise problem(
+            f"the default {value!r} does not fit the field{reason}. Give a value of the "
+            "field's type within its limits (for a choice, one of its options)."
+        )
+    return out

@@ -1,0 +1,6 @@
+"""Replay on MCP 2026-07-28, and at most once: SDK-free.
+
+* `state`: questions, their keys and the answers carried across rounds in ``requestState``.
+* `limits`: the caps on one dialogue.
+* `store`, `redis_store`: where a dialogue's outcome is recorded (`OutcomeStore`).
+"""

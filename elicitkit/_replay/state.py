@@ -1,0 +1,331 @@
+"""Replay on MCP 2026-07-28: questions, their keys, and the answers carried across rounds.
+
+On 2026-07-28 a server cannot send a request in the middle of a tool call. The first
+unanswered ``ask()`` ends the run (`NeedInput`); the integration returns an
+``InputRequiredResult`` holding the question(s), and the client retries the whole call with
+the answers. The tool then runs again from the top, and every ``ask()`` already answered
+returns its answer at once. The client sends back only the latest round's answers, so
+earlier ones travel in ``requestState`` (sealed and bound to the call by the SDK).
+
+The state (version 2) is one JSON object with short keys; unknown keys are ignored, so a
+later version can add fields, and a different ``v`` is not ours::
+
+    {"v": 2,                      # format version
+     "d": "<22 chars>",           # the dialogue id: 128 random bits, minted in round one
+     "r": 3,                      # rounds asked so far (InputRequiredResults returned)
+     "t": 1796000000.25,          # when the last round asked (Unix seconds; optional)
+     "a": [[key, digest, "a", [value, ...]], ...],  # answers: accept/decline/cancel,
+                                  #   accepted content as the form's wire values in field
+                                  #   order (null: absent), validated, nothing else; or
+                                  #   "i" (invalid) with its [[field, message], ...] and
+                                  #   optionally the values that passed, kept as the
+                                  #   re-ask's defaults; or "t" (timed out)
+     "u": {key: id, ...},         # URL-mode questions' correlation ids (optional)
+     "p": [[key, digest, deadline], ...]}  # the questions the last round asked, each with
+                                  #   the Unix time after which its answer is too late
+                                  #   (optional: no deadline)
+
+A digest is 10 base64url characters of the SHA-256 of the rendered question (message and
+schema), so an answer is only ever taken for the very question it was given for. When
+zlib makes the JSON shorter, the state is ``"z"`` followed by its base64url-compressed form.
+
+Nothing here knows an SDK: integrations hand in the raw ``inputResponses`` and the
+plaintext ``requestState``, and turn a `NeedInput` into their SDK's result type.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import secrets
+import time
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from elicitkit._replay.limits import ReplayLimits
+from elicitkit.errors import StateTooLarge, TooManyRounds
+
+STATE_VERSION = 2
+# "invalid": an accepted answer that failed the form's checks; its values are the field
+# errors, so every later round raises the very same `InvalidContent` at that ask().
+# "timeout": the answer came after the question's deadline.
+_ACTIONS = {"accept": "a", "decline": "d", "cancel": "c", "invalid": "i", "timeout": "t"}
+_ACTION_NAMES = {code: name for name, code in _ACTIONS.items()}
+_COMPRESSED = "z"
+# A sealed state is ours, so this only bounds a decompression against our own mistakes.
+_MAX_PLAIN_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class WireQuestion:
+    """One question as it goes on the wire.
+
+    Attributes:
+        key: Its key in ``inputRequests`` / ``inputResponses``.
+        digest: The digest of the rendered question (`question_digest`).
+        params: The ``elicitation/create`` params.
+        timeout: Seconds the user has to answer, or ``None`` for no limit.
+    """
+
+    key: str
+    digest: str
+    params: dict[str, Any]
+    timeout: float | None = None
+
+
+class NeedInput(BaseException):
+    """Ends a tool run at its first unanswered question(s) on 2026-07-28.
+
+    A `BaseException`, so that a tool's ``except Exception:`` cannot swallow it on its way
+    to the integration, which turns it into an ``InputRequiredResult``.
+
+    Attributes:
+        questions: The questions to ask in this round, in order.
+        state: The next round's ``requestState`` for exactly these questions.
+    """
+
+    def __init__(self, questions: tuple[WireQuestion, ...], state: str) -> None:
+        """Carry the round's questions and the state that goes with them."""
+        super().__init__(", ".join(question.key for question in questions))
+        self.questions = questions
+        self.state = state
+
+
+def question_digest(params: Mapping[str, Any]) -> str:
+    """Digest a rendered question: equal exactly when message and schema are equal."""
+    canonical = json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()[:8]).decode()[:10]
+
+
+@dataclass
+class Carried:
+    """An answer carried in the state.
+
+    Attributes:
+        digest: The digest of the question it answers.
+        action: ``"accept"``, ``"decline"``, ``"cancel"``, or ``"invalid"`` for an accepted
+            answer that failed the form's checks.
+        values: The accepted content as wire values in the form's field order (``None``
+            where absent); for ``"invalid"``, the ``[field, message]`` of each error;
+            empty otherwise.
+        kept: For ``"invalid"``: the wire values that passed, in field order (``None``
+            where not kept), offered as defaults when the question is asked again.
+    """
+
+    digest: str
+    action: str
+    values: list[Any] = field(default_factory=list[Any])
+    kept: list[Any] = field(default_factory=list[Any])
+
+
+@dataclass
+class Replay:
+    """One round of a dialogue: what it carries in, and what the next round carries.
+
+    Attributes:
+        dialogue: The dialogue's id, or ``None`` in round one (minted when first needed).
+        rounds: How many rounds of questions the dialogue has returned so far.
+        answers: Answers by question key: those carried in, plus those taken this round.
+        pending: The questions the previous round asked, key to digest.
+        deadlines: The Unix time after which each pending question's answer is too late.
+        asked_at: When the previous round asked (Unix seconds), if known.
+        correlations: The correlation id of each URL-mode question, by key.
+        responses: The request's raw ``inputResponses``.
+        limits: The caps this dialogue runs under.
+    """
+
+    dialogue: str | None = None
+    rounds: int = 0
+    answers: dict[str, Carried] = field(default_factory=dict[str, Carried])
+    pending: dict[str, str] = field(default_factory=dict[str, str])
+    deadlines: dict[str, float] = field(default_factory=dict[str, float])
+    asked_at: float | None = None
+    correlations: dict[str, str] = field(default_factory=dict[str, str])
+    responses: Mapping[object, object] = field(default_factory=dict[object, object])
+    limits: ReplayLimits = field(default_factory=ReplayLimits)
+
+    @classmethod
+    def from_request(
+        cls, input_responses: object, request_state: object, limits: ReplayLimits | None = None
+    ) -> Replay:
+        """Read a round's answers.
+
+        Args:
+            input_responses: The request's raw ``inputResponses`` (``None`` in round one).
+            request_state: The plaintext ``requestState``, already verified by the SDK.
+            limits: The caps (default: `ReplayLimits()`).
+
+        A state elicitkit did not write carries nothing, and then no response is taken
+        either: only the answer to a question elicitkit asked in the previous round is.
+        """
+        replay = cls(limits=limits or ReplayLimits())
+        state = _decode_state(request_state)
+        if state is None:
+            return replay
+        dialogue, rounds, answers, pending, deadlines, asked_at, correlations = state
+        replay.dialogue, replay.rounds = dialogue, rounds
+        replay.answers, replay.pending = answers, pending
+        replay.deadlines, replay.asked_at = deadlines, asked_at
+        replay.correlations = correlations
+        if pending and isinstance(input_responses, Mapping):
+            replay.responses = cast("Mapping[object, object]", input_responses)
+        return replay
+
+    def carried(self, key: str, digest: str) -> Carried | None:
+        """Return the carried answer to this very question, if there is one."""
+        answer = self.answers.get(key)
+        return answer if answer is not None and answer.digest == digest else None
+
+    def response(self, key: str, digest: str) -> Mapping[str, Any] | None:
+        """Return the client's raw answer to this question, if the last round asked it."""
+        if self.pending.get(key) != digest:
+            return None
+        answer = self.responses.get(key)
+        return cast("Mapping[str, Any]", answer) if isinstance(answer, Mapping) else None
+
+    def keep(self, key: str, answer: Carried) -> None:
+        """Carry a checked answer into the next round."""
+        self.answers[key] = answer
+
+    def next_state(self, questions: Sequence[WireQuestion]) -> str:
+        """Encode the ``requestState`` of the round that asks ``questions``.
+
+        Raises:
+            TooManyRounds: The dialogue would exceed ``limits.max_rounds``.
+            StateTooLarge: The state would exceed ``limits.max_state_bytes``.
+        """
+        rounds = self.rounds + 1
+        limits = self.limits
+        if rounds > limits.max_rounds:
+            raise TooManyRounds(
+                f"This call would ask round {rounds} of questions, over elicitkit's limit of "
+                f"{limits.max_rounds} rounds per call, so it stops here instead of asking "
+                "forever. Ask fewer questions per call, batch them with ask_all(), or raise "
+                "ReplayLimits(max_rounds=...) in install()."
+            )
+        if self.dialogue is None:
+            self.dialogue = secrets.token_urlsafe(16)
+        now = time.time()
+        state: dict[str, Any] = {
+            "v": STATE_VERSION,
+            "d": self.dialogue,
+            "r": rounds,
+            "t": round(now, 3),
+            "a": [_answer_entry(key, answer) for key, answer in self.answers.items()],
+            **({"u": self.correlations} if self.correlations else {}),
+            "p": [
+                [question.key, question.digest]
+                if question.timeout is None
+                else [question.key, question.digest, round(now + question.timeout, 3)]
+                for question in questions
+            ],
+        }
+        encoded = _encode(state)
+        if len(encoded) > limits.max_state_bytes:
+            raise StateTooLarge(
+                f"The answers this call carries between rounds take {len(encoded)} bytes, "
+                f"over elicitkit's limit of {limits.max_state_bytes} bytes of requestState, "
+                "so it cannot ask another question. Ask for less in one call, or raise "
+                "ReplayLimits(max_state_bytes=...) in install()."
+            )
+        return encoded
+
+
+def _answer_entry(key: str, answer: Carried) -> list[Any]:
+    entry: list[Any] = [key, answer.digest, _ACTIONS[answer.action]]
+    if answer.values or answer.kept:
+        entry.append(_trimmed(answer.values))
+    if answer.kept:
+        entry.append(_trimmed(answer.kept))
+    return entry
+
+
+def _trimmed(values: list[Any]) -> list[Any]:
+    """Drop trailing absent values: they decode the same and cost bytes every round."""
+    end = len(values)
+    while end and values[end - 1] is None:
+        end -= 1
+    return values[:end]
+
+
+def _encode(state: dict[str, Any]) -> str:
+    plain = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+    if len(plain) < _WORTH_COMPRESSING:
+        return plain
+    packed = _COMPRESSED + base64.urlsafe_b64encode(zlib.compress(plain.encode(), 6)).decode()
+    # The SDK embeds the state as a JSON string, where every '"' costs a backslash more.
+    return packed if len(packed) < len(plain) + plain.count('"') else plain
+
+
+# Below this, zlib's header and base64 cost more than the escaped quotes they would save.
+_WORTH_COMPRESSING = 200
+
+
+_Decoded = tuple[
+    str, int, dict[str, Carried], dict[str, str], dict[str, float], float | None, dict[str, str]
+]
+
+
+def _decode_state(request_state: object) -> _Decoded | None:
+    if not isinstance(request_state, str):
+        return None
+    plain = request_state
+    if plain.startswith(_COMPRESSED):
+        try:
+            inflater = zlib.decompressobj()
+            data = inflater.decompress(base64.urlsafe_b64decode(plain[1:]), _MAX_PLAIN_BYTES)
+            plain = data.decode()
+        except (binascii.Error, ValueError, zlib.error):
+            return None
+    try:
+        state = json.loads(plain)
+    except ValueError:
+        return None
+    if not isinstance(state, dict):
+        return None
+    fields = cast("dict[str, Any]", state)
+    dialogue, rounds = fields.get("d"), fields.get("r")
+    if fields.get("v") != STATE_VERSION or not isinstance(dialogue, str):
+        return None
+    if not isinstance(rounds, int):
+        return None
+    answers: dict[str, Carried] = {}
+    for entry in _list(fields.get("a")):
+        if len(entry) in (3, 4, 5) and isinstance(entry[0], str) and isinstance(entry[1], str):
+            action = _ACTION_NAMES.get(entry[2]) if isinstance(entry[2], str) else None
+            values: object = entry[3] if len(entry) >= 4 else []
+            kept: object = entry[4] if len(entry) == 5 else []
+            if action is not None and isinstance(values, list) and isinstance(kept, list):
+                answers[entry[0]] = Carried(
+                    entry[1], action, cast("list[object]", values), cast("list[object]", kept)
+                )
+    pending: dict[str, str] = {}
+    deadlines: dict[str, float] = {}
+    for entry in _list(fields.get("p")):
+        if len(entry) in (2, 3) and isinstance(entry[0], str) and isinstance(entry[1], str):
+            pending[entry[0]] = entry[1]
+            if len(entry) == 3 and isinstance(entry[2], int | float):
+                deadlines[entry[0]] = float(entry[2])
+    asked_at = fields.get("t")
+    when = float(asked_at) if isinstance(asked_at, int | float) else None
+    return dialogue, rounds, answers, pending, deadlines, when, _correlations(fields.get("u"))
+
+
+def _correlations(value: object) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    pairs = cast("dict[object, object]", value).items()
+    return {k: v for k, v in pairs if isinstance(k, str) and isinstance(v, str)}
+
+
+def _list(value: object) -> list[list[Any]]:
+    found: list[list[Any]] = []
+    if isinstance(value, list):
+        for entry in cast("list[object]", value):
+            if isinstance(entry, list):
+                found.append(cast("list[object]", entry))  # noqa: PERF401  (typed for both checkers)
+    return found

@@ -1,0 +1,12 @@
+"""Asking inside a call: what a tool author calls, and the call it runs in.
+
+* `asking`: ``ask()`` and ``ask_all()``; `oneliners`: ``confirm``, ``choose``, ``ask_text``;
+  `missing_arguments`: ``@fill_missing``; `url_mode`: URL mode and its completion routers
+  (`redis_completions` for several processes).
+* `context`: the call an ``ask()`` belongs to, and what an SDK integration provides for it.
+* `result`, `retries`, `timeouts`, `question_log`: the typed result, re-asking after an
+  invalid answer, the answer clock, one log record per question.
+
+It reads the compiler (`elicitkit._compiler`) and the replay machinery
+(`elicitkit._replay`); it never imports an SDK integration, the CLI or the testing kit.
+"""

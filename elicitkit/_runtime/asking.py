@@ -1,0 +1,595 @@
+"""``ask()``: one question to the user, on whatever protocol era the client speaks."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast, overload
+
+from elicitkit._compiler.compiled_forms import (
+    applied_overrides,
+    compiled_form,
+    form_spec,
+    parse_content,
+    requested_schema,
+)
+from elicitkit._compiler.form_spec import FormSpec, Shape
+from elicitkit._compiler.names import humanise
+from elicitkit._compiler.overrides import Overrides
+from elicitkit._compiler.wire_formats import sendable_text
+from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion, question_digest
+from elicitkit._runtime.context import Channel, ToolRun, current_run, outside_a_call
+from elicitkit._runtime.question_log import log_question
+from elicitkit._runtime.result import ElicitResultTyped
+from elicitkit._runtime.retries import (
+    DEFAULT_RETRIES,
+    RETRY_MARK,
+    check_retries,
+    corrected_params,
+    kept_values,
+)
+from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
+from elicitkit.errors import (
+    ClientDisconnected,
+    ElicitationFailed,
+    ElicitationTimeout,
+    ElicitationUnsupported,
+    ElicitError,
+    FieldError,
+    FormDefinitionError,
+    InvalidContent,
+)
+from elicitkit.protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
+
+T = TypeVar("T")
+
+_ACTIONS = ("accept", "decline", "cancel")
+
+
+@overload
+async def ask(
+    tp: type[T],
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[T]: ...
+@overload
+async def ask(
+    tp: Any,
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any]: ...
+async def ask(
+    tp: Any,
+    message: str | None = None,
+    *,
+    key: str | None = None,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any]:
+    """Ask the user to fill in a form, and return the typed answer.
+
+    Works inside any tool, prompt or resource of a server ``elicitkit.install(...)`` was
+    called on, on every protocol era: on 2025-06-18 and 2025-11-25 the question is sent in
+    the middle of the call; on 2026-07-28 the call ends with the question and the client
+    runs the handler again with the answer, so code before an ``ask()`` runs once per round
+    (keep side effects after the last ``ask()``: that code runs at most once per call).
+
+    Args:
+        tp: The form type: a dataclass, pydantic model, msgspec Struct, TypedDict, or a bare
+            field type for a one-field form.
+        message: What the client shows above the form. Defaults to the message given with
+            ``@form(message=...)``, or a sentence naming the form.
+        key: The question's key on the wire on 2026-07-28 (1 to 64 letters, digits, ``_``,
+            ``-``, ``.``), unique within the call. Defaults to the form's name and how many
+            times this call has asked that form, e.g. ``address#1``.
+        retries: How many times to ask again after an answer that does not fit the form
+            (0 to 20; default 2): the same form, the problems added to the message in
+            plain words, and the fields that were fine offered as defaults where the
+            protocol version allows defaults.
+        timeout: Seconds the user has to answer each time the form is shown (default 600),
+            or ``None`` for no limit.
+        overrides: This call's options, defaults, titles and descriptions (`Overrides`),
+            without a new type; checked before anything is sent, enforced on the answer.
+
+    Returns:
+        The outcome: ``is_accepted()`` with ``.content`` of type ``tp``, or a decline or a
+        cancel.
+
+    Raises:
+        ElicitationUnsupported: The client cannot show forms; nothing was sent.
+        InvalidContent: The user's answer still did not fit the form after ``retries``
+            re-asks; ``.errors`` says why.
+        ElicitationTimeout: The user did not answer within ``timeout`` seconds.
+        ElicitationFailed: The client answered with an error.
+        FormDefinitionError: ``tp`` cannot be expressed as a form, or ``key`` is malformed
+            or already used in this call; nothing was sent.
+        TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
+        StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
+        ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
+        ValueError: ``retries`` or ``timeout`` is out of range.
+    """
+    retries, timeout = check_retries(retries), check_timeout(timeout)
+    run = _current_run()
+    prepared = _prepare(run, tp, message, key, timeout, overrides=overrides)
+    return await ask_until_valid(run, prepared, retries, overrides)
+
+
+async def ask_until_valid(
+    run: ToolRun,
+    prepared: tuple[Any, FormSpec, ProtocolVersion, WireQuestion],
+    retries: int,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any]:
+    """Ask one question; re-ask after an invalid answer, up to ``retries`` times.
+
+    Each re-ask is its own question (on 2026-07-28 its key is the question's key, ``~``
+    and the attempt number), built from the errors and kept values alone, so every round
+    renders it identically. Logs the outcome once, in the round it becomes known.
+    """
+    tp, spec, version, question = prepared
+    replay = run.replay
+    base, attempt = question, 0
+    invalid_fields: list[str] = []
+    while True:
+        # An outcome carried from an earlier round was logged in that round.
+        fresh = replay is None or replay.carried(question.key, question.digest) is None
+        started = time.monotonic()
+
+        log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
+        try:
+            result = await _attempt(run, tp, spec, version, question, overrides=overrides)
+        except _Rejected as rejected:
+            invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
+            if attempt >= retries:
+                log.outcome("invalid", invalid_fields)
+                raise run.channel.surface(rejected.error) from None
+            attempt += 1
+            question = _again(run, spec, base, rejected, attempt)
+            continue
+        except ElicitError as error:
+            log.outcome(_outcome_of(error), invalid_fields)
+            raise
+        log.outcome(result.action, invalid_fields)
+        return result
+
+
+@dataclass(frozen=True)
+class _Log:
+    """Logs one attempt's outcome, unless an earlier round already did."""
+
+    run: ToolRun
+    key: str
+    fresh: bool
+    started: float
+    retries: int
+
+    def outcome(self, outcome: str, invalid_fields: list[str]) -> None:
+        if self.fresh:
+            log_question(
+                tool=self.run.target,
+                protocol=self.run.channel.protocol,
+                key=self.key,
+                outcome=outcome,
+                seconds=_seconds(self.run.replay, self.started),
+                retries=self.retries,
+                invalid_fields=invalid_fields,
+            )
+
+
+async def _attempt(
+    run: ToolRun,
+    tp: Any,
+    spec: FormSpec,
+    version: ProtocolVersion,
+    question: WireQuestion,
+    *,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any]:
+    """Ask ``question`` once (or take its answer from the replay).
+
+    Raises:
+        _Rejected: The answer does not fit the form.
+        NeedInput: 2026-07-28, not answered yet: the run ends with the question.
+    """
+    channel, replay = run.channel, run.replay
+    if replay is None:
+        raw = await channel.send(question.params, question.timeout)
+        try:
+            return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+        except InvalidContent as error:
+            kept = kept_values(spec, raw.get("content"), error.errors, version)
+            raise _Rejected(error, kept) from None
+    try:
+        answer = _replayed(
+            replay,
+            tp,
+            spec=spec,
+            version=version,
+            question=question,
+            channel=channel,
+            overrides=overrides,
+        )
+    except InvalidContent as error:
+        carried = replay.carried(question.key, question.digest)
+        raise _Rejected(error, [] if carried is None else carried.kept) from None
+    if answer is None:
+        raise need_input(replay, (question,), channel)
+    return answer
+
+
+def _seconds(replay: Replay | None, started: float) -> float | None:
+    """Seconds the user took: measured mid-call, or since the round that asked (2026)."""
+    if replay is None:
+        return time.monotonic() - started
+    if replay.asked_at is None:
+        return None
+    return max(0.0, time.time() - replay.asked_at)
+
+
+def _outcome_of(error: ElicitError) -> str:
+    if isinstance(error, ElicitationTimeout):
+        return "timeout"
+    if isinstance(error, ClientDisconnected):
+        return "disconnected"
+    return "failed"
+
+
+class _Rejected(Exception):  # an internal signal: never escapes ask()
+    """An invalid answer, with the values that passed (to offer again as defaults)."""
+
+    def __init__(self, error: InvalidContent, kept: list[Any]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.kept = kept
+
+
+def _again(
+    run: ToolRun, spec: FormSpec, base: WireQuestion, rejected: _Rejected, attempt: int
+) -> WireQuestion:
+    """The re-ask after ``rejected``: the problems in the message, kept values as defaults."""
+    params = corrected_params(base.params, spec, rejected.error.errors, rejected.kept)
+    key = f"{base.key}{RETRY_MARK}{attempt}"
+    run.keys.add(key)
+    return WireQuestion(key, question_digest(params), params, base.timeout)
+
+
+@dataclass(frozen=True)
+class Question(Generic[T]):
+    """One question for `ask_all`: a form type with its own message and key.
+
+    Attributes:
+        tp: The form type, as for `ask`.
+        message: What the client shows above the form (as for `ask`).
+        key: The question's key on the wire (as for `ask`).
+    """
+
+    tp: type[T]
+    message: str | None = None
+    key: str | None = None
+
+
+A = TypeVar("A")
+B = TypeVar("B")
+C = TypeVar("C")
+D = TypeVar("D")
+
+
+@overload
+async def ask_all(
+    a: type[A] | Question[A], b: type[B] | Question[B], /
+) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B]]: ...
+@overload
+async def ask_all(
+    a: type[A] | Question[A], b: type[B] | Question[B], c: type[C] | Question[C], /
+) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C]]: ...
+@overload
+async def ask_all(
+    a: type[A] | Question[A],
+    b: type[B] | Question[B],
+    c: type[C] | Question[C],
+    d: type[D] | Question[D],
+    /,
+) -> tuple[
+    ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C], ElicitResultTyped[D]
+]: ...
+@overload
+async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]: ...
+async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
+    """Ask several independent questions at once, and return their answers in order.
+
+    On 2026-07-28 every unanswered question goes out in one ``InputRequiredResult`` (one
+    round trip for all); on 2025-06-18 and 2025-11-25, which have one question per
+    request, they are asked one after the other.
+
+    Args:
+        questions: Form types, or `Question` objects to give one its message or key.
+
+    Returns:
+        One outcome per question, in the order given, each typed like `ask`'s.
+
+    Raises:
+        The same errors as `ask`.
+    """
+    asked: list[tuple[Any, str | None, str | None]] = []
+    for item in cast("tuple[object, ...]", questions):
+        if isinstance(item, Question):
+            question: Question[object] = cast("Question[object]", item)
+            asked.append((question.tp, question.message, question.key))
+        else:
+            asked.append((item, None, None))
+    return await _ask_round(asked)
+
+
+async def _ask_round(
+    questions: Sequence[tuple[Any, str | None, str | None]],
+) -> tuple[ElicitResultTyped[Any], ...]:
+    run = _current_run()
+    prepared = [_prepare(run, tp, message, key) for tp, message, key in questions]
+    channel, replay = run.channel, run.replay
+    if replay is None:  # handshake eras: one request per question, in order
+        results: list[ElicitResultTyped[Any]] = []
+        for tp, spec, version, question in prepared:
+            raw = await channel.send(question.params, question.timeout)
+            results.append(_typed_result(tp, spec, raw, version, channel))
+        return tuple(results)
+    answered: list[ElicitResultTyped[Any]] = []
+    unanswered: list[WireQuestion] = []
+    for tp, spec, version, question in prepared:
+        result = _replayed(
+            replay, tp, spec=spec, version=version, question=question, channel=channel
+        )
+        if result is None:
+            unanswered.append(question)
+        else:
+            answered.append(result)
+    if unanswered:
+        raise need_input(replay, tuple(unanswered), channel)
+    return tuple(answered)
+
+
+def _current_run() -> ToolRun:
+    try:
+        run = current_run.get()
+    except LookupError:
+        raise ElicitError(outside_a_call("ask()")) from None
+    if run.refusal is not None:
+        raise run.channel.surface(ElicitError(run.refusal))
+    return run
+
+
+def need_input(
+    replay: Replay, questions: tuple[WireQuestion, ...], channel: Channel
+) -> BaseException:
+    """The signal that ends the run with these questions, or the limit error it hit."""
+    try:
+        return NeedInput(questions, replay.next_state(questions))
+    except ElicitError as error:
+        return channel.surface(error)
+
+
+def _prepare(
+    run: ToolRun,
+    tp: Any,
+    message: str | None,
+    key: str | None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    *,
+    overrides: Overrides | None = None,
+) -> tuple[Any, FormSpec, ProtocolVersion, WireQuestion]:
+    """Check the form and the client, and build the question with its key and digest."""
+    channel = run.channel
+    spec = form_spec(tp)
+    version = known_protocol(channel.protocol)
+    why_not = (
+        f"it speaks MCP {channel.protocol}, which has no elicitation"
+        if version is None
+        else channel.why_no_forms()
+    )
+    if why_not is not None or version is None:  # (the second test only narrows the type)
+        raise channel.surface(
+            ElicitationUnsupported(
+                f"This client cannot show forms ({why_not}), so the tool could not ask the "
+                f"user for {spec.name}."
+            )
+        )
+    if overrides is None:
+        params, digest = _question(spec, tp, message, version)
+    else:  # kept with the applied overrides: equal per-call values ask the same question
+        applied = applied_overrides(tp, overrides, version)
+        params, digest = _question(
+            spec, tp, message, version, overrides=overrides, cache=applied.questions
+        )
+        # From here on the form is the one this call shows: its per-call titles name the
+        # fields in a re-ask, and its per-call options judge the values kept for it.
+        spec = applied.spec
+    question = WireQuestion(_claim_key(run, spec, key), digest, params, timeout)
+    return tp, spec, version, question
+
+
+def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
+    """The question's key: ``key`` checked, or the next default for this form."""
+    if key is None:
+        slug = _SLUGS.get(spec.name) or _slug(spec.name)
+        number = run.defaults.get(slug, 0) + 1
+        run.defaults[slug] = number
+        key = f"{slug}#{number}"  # '#' is not allowed in explicit keys: no collision
+    elif not _KEY.fullmatch(key):
+        raise FormDefinitionError(
+            f"Cannot use {key!r} as the key of a question to {spec.name}: a key is 1 to 64 "
+            "letters, digits, '_', '-' or '.'. Choose a key like 'user_name'."
+        )
+    if key in run.keys:
+        raise FormDefinitionError(
+            f"Two questions in one call use the key {key!r}, so their answers could not be "
+            "told apart. Give each ask() its own key, e.g. key=f'item_{i}' in a loop."
+        )
+    run.keys.add(key)
+    return key
+
+
+def _slug(name: str) -> str:
+    """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
+    snake = _CAMEL.sub("_", name).lower()
+    slug = _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
+    if len(_SLUGS) >= _MAX_SLUGS:  # form names made per call must not grow it for ever
+        _SLUGS.clear()
+    _SLUGS[name] = slug
+    return slug
+
+
+_SLUGS: dict[str, str] = {}  # form name -> slug
+_MAX_SLUGS = 1024
+
+
+_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+
+# Rendered questions kept per form type (on its `CompiledForm`, so they die with the type):
+# the same every round, so built once. Bounded: messages are often f-strings.
+_MAX_CACHED_QUESTIONS = 64
+
+
+def _question(
+    spec: FormSpec,
+    tp: Any,
+    message: str | None,
+    version: ProtocolVersion,
+    *,
+    overrides: Overrides | None = None,
+    cache: dict[tuple[str, str | None], tuple[dict[str, Any], str]] | None = None,
+) -> tuple[dict[str, Any], str]:
+    if cache is None:
+        cache = compiled_form(tp).questions
+    try:
+        return cache[version, message]
+    except KeyError:
+        pass
+    params = _request_params(spec, tp, message, version, overrides)
+    built = params, question_digest(params)
+    if len(cache) >= _MAX_CACHED_QUESTIONS:
+        cache.clear()
+    cache[version, message] = built
+    return built
+
+
+def _replayed(
+    replay: Replay,
+    tp: Any,
+    *,
+    spec: FormSpec,
+    version: ProtocolVersion,
+    question: WireQuestion,
+    channel: Channel,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any] | None:
+    """The answer to ``question`` from the state or the client's retry, or ``None``."""
+    carried = replay.carried(question.key, question.digest)
+    if carried is not None and carried.action == "invalid":
+        # The same failure as in the round the answer came in, so a tool that catches it
+        # and asks again takes the same path every round.
+        errors = [FieldError(*pair) for pair in carried.values]
+        raise channel.surface(InvalidContent(spec.name, errors))
+    if carried is not None and carried.action == "timeout":
+        raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
+    if carried is not None:
+        raw: Mapping[str, Any] = {"action": carried.action}
+        if carried.action == "accept":
+            raw = {
+                "action": "accept",
+                "content": {
+                    field.key: value
+                    for field, value in zip(spec.fields, carried.values, strict=False)
+                    if value is not None
+                },
+            }
+        return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+    raw_answer = replay.response(question.key, question.digest)
+    if raw_answer is None:
+        return None
+    deadline = replay.deadlines.get(question.key)
+    if deadline is not None and time.time() > deadline:
+        # Too late: the question was withdrawn when its time ran out, whatever the answer.
+        replay.keep(question.key, Carried(question.digest, "timeout"))
+        raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
+    try:
+        result = _typed_result(tp, spec, raw_answer, version, channel, overrides=overrides)
+    except InvalidContent as error:
+        problems = [[problem.field, problem.message] for problem in error.errors]
+        kept = kept_values(spec, raw_answer.get("content"), error.errors, version)
+        replay.keep(question.key, Carried(question.digest, "invalid", problems, kept))
+        raise
+    # Only now, checked, does the answer join the state: its validated wire values only.
+    content = raw_answer.get("content") if result.action == "accept" else None
+    values: list[Any] = []
+    if isinstance(content, Mapping):
+        fields = cast("Mapping[str, Any]", content)
+        values = [fields.get(field.key) for field in spec.fields]
+    replay.keep(question.key, Carried(question.digest, result.action, values))
+    return result
+
+
+def _request_params(
+    spec: FormSpec,
+    tp: Any,
+    message: str | None,
+    version: ProtocolVersion,
+    overrides: Overrides | None = None,
+) -> dict[str, Any]:
+    # A message may quote a tool argument, which may hold a lone surrogate: made sendable
+    # here, before the question's key is computed from it (and on every round alike).
+    text = sendable_text(message or spec.message or _default_message(spec))
+    params: dict[str, Any] = {
+        "message": text,
+        "requestedSchema": requested_schema(tp, protocol=version, overrides=overrides),
+    }
+    if version != FIRST_PROTOCOL:  # `mode` arrived with URL mode in 2025-11-25
+        params = {"mode": "form", **params}
+    return params
+
+
+def _default_message(spec: FormSpec) -> str:
+    if spec.shape is Shape.SCALAR:
+        return f"Please answer: {spec.fields[0].title}."
+    return f"Please fill in: {humanise(spec.name)}."
+
+
+def _typed_result(
+    tp: Any,
+    spec: FormSpec,
+    raw: Mapping[str, Any],
+    version: str,
+    channel: Channel,
+    *,
+    overrides: Overrides | None = None,
+) -> ElicitResultTyped[Any]:
+    action = raw.get("action")
+    if action not in _ACTIONS:
+        raise channel.surface(
+            ElicitationFailed(
+                f"The client's answer to {spec.name} is not an elicitation result: its action "
+                f"is {action!r}, not 'accept', 'decline' or 'cancel'."
+            )
+        )
+    if action != "accept":
+        return ElicitResultTyped(action, None, _surface=channel.surface)
+    content = raw.get("content")
+    try:
+        # Some clients accept with no content at all; every required field then says so.
+        value = parse_content(
+            tp, {} if content is None else content, protocol=version, overrides=overrides
+        )
+    except InvalidContent as error:
+        raise channel.surface(error) from None
+    return ElicitResultTyped("accept", value, _surface=channel.surface)

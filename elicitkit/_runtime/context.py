@@ -1,0 +1,113 @@
+"""The tool run an ``ask()`` belongs to, and what an SDK integration provides for it."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from elicitkit._replay.state import Replay
+from elicitkit.errors import ElicitError, FormDefinitionError
+
+
+class Channel(Protocol):
+    """What an SDK integration provides to ``ask()`` for one tool call."""
+
+    @property
+    def protocol(self) -> str:
+        """The protocol version this call speaks."""
+        ...
+
+    def why_no_forms(self) -> str | None:
+        """Say why this call cannot show the user a form, or return ``None`` if it can.
+
+        The reason completes "This client cannot show forms (...)", e.g. "it did not
+        declare the elicitation capability".
+        """
+        ...
+
+    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
+        """Send ``elicitation/create`` mid-call (handshake eras) and return the raw result.
+
+        Args:
+            params: The request's params.
+            within: Seconds to wait for the answer (``None``: no limit). On expiry the
+                client is told the request is withdrawn.
+
+        Raises:
+            ElicitationFailed: The client answered with an error.
+            ElicitationTimeout: No answer within ``within`` seconds.
+        """
+        ...
+
+    def why_no_url(self) -> str | None:
+        """Say why this call cannot send the user to a URL, or ``None`` if it can."""
+        ...
+
+    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
+        """Return how to send ``notifications/elicitation/complete`` to this client only."""
+        ...
+
+    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
+        """Return the URL-elicitation-required error (-32042) for this URL."""
+        ...
+
+    def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
+        """Return the exception to raise for ``error``.
+
+        Uncaught by the tool, it must reach the client with its message: SDKs hide the text
+        of exceptions they do not expect.
+        """
+        ...
+
+
+@dataclass
+class ToolRun:
+    """One run of one tool body.
+
+    Attributes:
+        channel: The integration's channel for this call.
+        replay: The answers carried into this run (2026-07-28), or ``None`` on handshake
+            eras, where questions are sent mid-call.
+        keys: The question keys used so far in this run (a key used twice is an error).
+        defaults: How many questions without an explicit key each form has asked so far
+            in this run: the next default key's number.
+        refusal: Why ``ask()`` cannot be used in this call at all (e.g. the tool also uses
+            the SDK's own ``Resolve``), or ``None``.
+        target: The tool's name (or the prompt's, or the resource's URI), for the log.
+    """
+
+    channel: Channel
+    replay: Replay | None
+    keys: set[str] = field(default_factory=set[str])
+    defaults: dict[str, int] = field(default_factory=dict[str, int])
+    refusal: str | None = None
+    target: str = ""
+
+
+current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")
+
+# Set by an integration for a call that reaches a server elicitkit is installed on only
+# through a server it is not installed on (fastmcp's mount()): the installed server's name.
+reached_through_uninstalled: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "elicitkit_reached_through_uninstalled"
+)
+
+
+def outside_a_call(function: str) -> str:
+    """Why ``function`` (``ask()``, ``ask_url()``) found no call to ask in, and the fix."""
+    mounted = reached_through_uninstalled.get(None)
+    if mounted is not None:
+        return (
+            f"{function} was called in a tool of the server {mounted!r}, which elicitkit is "
+            "installed on, but the call came through a server that mounts it and that "
+            "elicitkit is not installed on, so there is no client to ask. Call "
+            "elicitkit.install(server) on the server you serve; the tools of the servers it "
+            "mounts can then ask."
+        )
+    return (
+        f"{function} was called outside a tool call of a server elicitkit is installed on, so "
+        "there is no client to ask. Call elicitkit.install(server) once after creating the "
+        f"server, and call {function} only inside its tools."
+    )

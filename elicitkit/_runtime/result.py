@@ -1,0 +1,72 @@
+"""ElicitResultTyped: the typed outcome of asking the user for one form."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Generic, Literal, TypeVar, cast
+
+from elicitkit.errors import ElicitationCancelled, ElicitationDeclined, ElicitError
+
+T = TypeVar("T")
+
+Action = Literal["accept", "decline", "cancel"]
+"""What the user did: submitted the form, declined it, or dismissed it."""
+
+
+@dataclass(frozen=True)
+class ElicitResultTyped(Generic[T]):
+    """The user's answer to one form.
+
+    Decline and cancel are results, not errors: check them, or call `unwrap` to turn them
+    into exceptions. Works in ``match`` statements::
+
+        match answer:
+            case ElicitResultTyped(action="accept", content=address):
+                ship_to(address)
+            case ElicitResultTyped(action="decline"):
+                ...
+
+    Attributes:
+        action: ``"accept"``, ``"decline"`` or ``"cancel"``.
+        content: The validated, converted answer when the user accepted; otherwise
+            ``None``.
+    """
+
+    action: Action
+    content: T | None = None
+    # Set by ask(): how the SDK integration raises an error so that, uncaught, the model
+    # reads its message. Not part of the value (no repr, no equality, no match).
+    _surface: Callable[[ElicitError], BaseException] | None = field(
+        default=None, kw_only=True, repr=False, compare=False
+    )
+
+    def is_accepted(self) -> bool:
+        """Tell whether the user submitted the form."""
+        return self.action == "accept"
+
+    def is_declined(self) -> bool:
+        """Tell whether the user explicitly declined the form."""
+        return self.action == "decline"
+
+    def is_cancelled(self) -> bool:
+        """Tell whether the user dismissed the form without choosing."""
+        return self.action == "cancel"
+
+    def unwrap(self) -> T:
+        """Return the answer of an accepted form.
+
+        Raises:
+            ElicitationDeclined: The user declined.
+            ElicitationCancelled: The user dismissed the form.
+        """
+        if self.action == "decline":
+            raise self._raised(ElicitationDeclined("The user declined the form."))
+        if self.action == "cancel":
+            raise self._raised(
+                ElicitationCancelled("The user dismissed the form without answering.")
+            )
+        return cast("T", self.content)  # accepted: the content is the answer
+
+    def _raised(self, error: ElicitError) -> BaseException:
+        return error if self._surface is None else self._surface(error)

@@ -1,0 +1,373 @@
+"""URL mode: send the user to a page (OAuth, payment, credentials) instead of a form.
+
+MCP 2025-11-25 added ``mode: "url"``: the client opens (or offers) a URL with an opaque
+``elicitationId``; what the user enters there never passes through the client or the
+model. The user's consent comes back as the request's result; the page itself finishes
+later, and the server then tells the client with ``notifications/elicitation/complete``.
+
+Completion is routed through a `CompletionRouter`: ``ask_url`` registers, for its
+elicitation id, how to notify the one session that asked; the author's web callback
+calls `complete_url` with the id. `LocalCompletions` (the default) keeps the routes in this
+process; servers run as several processes use `elicitkit.url.RedisCompletions`
+(installed with `use_completions`, or by ``install()`` when ``ELICITKIT_REDIS_URL`` is set).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn, Protocol
+from urllib.parse import urlsplit
+
+from elicitkit._compiler.wire_formats import sendable_text
+from elicitkit._replay.state import Carried, Replay, WireQuestion, question_digest
+from elicitkit._runtime.asking import need_input
+from elicitkit._runtime.context import ToolRun, current_run, outside_a_call
+from elicitkit._runtime.question_log import log_question
+from elicitkit._runtime.result import Action, ElicitResultTyped
+from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
+from elicitkit.errors import ElicitationUnsupported, ElicitError, FormDefinitionError
+
+Notify = Callable[[], Awaitable[None]]
+"""Sends ``notifications/elicitation/complete`` to the session that asked."""
+
+
+class CompletionRouter(Protocol):
+    """Where a URL elicitation's completion is routed to the client that started it."""
+
+    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
+        """Remember, for ``keep`` seconds, how to tell the asking client it is complete."""
+        ...
+
+    async def complete(self, elicitation_id: str) -> bool:
+        """Tell the asking client; return ``False`` if the id is unknown or expired."""
+        ...
+
+
+class LocalCompletions:
+    """A `CompletionRouter` for a server that runs as one process (the default).
+
+    Bounded: routes expire after their ``keep`` seconds, and at most ``max_routes`` are
+    held (the oldest go first).
+    """
+
+    def __init__(self, max_routes: int = 10_000) -> None:
+        """Hold up to ``max_routes`` open URL elicitations."""
+        self._routes: dict[str, tuple[float, Notify]] = {}
+        self._max = max_routes
+
+    @property
+    def max_routes(self) -> int:
+        """How many open URL elicitations it holds at most."""
+        return self._max
+
+    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
+        """Remember the route (see `CompletionRouter.register`)."""
+        now = time.monotonic()
+        if len(self._routes) >= self._max:
+            for key in [k for k, (until, _) in self._routes.items() if until < now]:
+                del self._routes[key]
+            while len(self._routes) >= self._max:
+                del self._routes[next(iter(self._routes))]
+        self._routes[elicitation_id] = (now + keep, notify)
+
+    async def complete(self, elicitation_id: str) -> bool:
+        """Notify the asking session once (see `CompletionRouter.complete`)."""
+        route = self._routes.pop(elicitation_id, None)
+        if route is None or route[0] < time.monotonic():
+            return False
+        try:
+            await route[1]()
+        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
+            return False
+        return True
+
+
+_DEFAULT_ROUTER = LocalCompletions()
+_router: list[CompletionRouter] = [_DEFAULT_ROUTER]
+
+
+def completions_chosen() -> bool:
+    """Whether the author installed a router (`use_completions`) instead of the default."""
+    return _router[0] is not _DEFAULT_ROUTER
+
+
+def use_completions(router: CompletionRouter) -> None:
+    """Route URL-mode completions through ``router`` (default: `LocalCompletions`)."""
+    _router[0] = router
+
+
+async def complete_url(elicitation_id: str) -> bool:
+    """Tell the client that started URL elicitation ``elicitation_id`` that it is done.
+
+    Call it from your web callback (the OAuth redirect, the payment webhook) once the
+    user has finished on the page. Only the session that asked is notified.
+
+    Returns:
+        ``True`` if the client was notified; ``False`` if the id is unknown, expired, or
+        already completed, or its client has gone.
+    """
+    return await _router[0].complete(elicitation_id)
+
+
+def new_elicitation_id() -> str:
+    """Return a fresh, unguessable elicitation id (128 random bits), e.g. to put in a URL."""
+    return secrets.token_urlsafe(16)
+
+
+_LOCAL_HOSTS = frozenset({"localhost"})
+
+
+def check_url(url: str) -> str:
+    """Return ``url`` if it is safe to send the user to, else raise `ValueError`.
+
+    HTTPS only (plain HTTP only on localhost and loopback addresses), and no user name or
+    password in the URL: the client, its logs and the model would all see them.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        parts, host = None, ""
+    if parts is None or not host or parts.scheme not in ("https", "http"):
+        raise ValueError(
+            f"ask_url() cannot send the user to {url[:200]!r}: it is not an http(s) URL with "
+            "a host. Pass the full address of your page, e.g. 'https://example.com/connect'."
+        )
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(
+            "ask_url() refuses a URL that carries a user name or password: the client, its "
+            "logs and the model would all see them. Put a one-time token in the query "
+            "instead, or let the page ask the user to sign in."
+        )
+    if parts.scheme == "http" and not _is_local(host):
+        raise ValueError(
+            f"ask_url() refuses the plain-HTTP URL {url[:200]!r}: what the user enters there "
+            "would travel unencrypted. Use https:// (plain http is allowed only on "
+            "localhost)."
+        )
+    return url
+
+
+def _is_local(host: str) -> bool:
+    if host in _LOCAL_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def ask_url(
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    elicitation_id: str | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    completed: Callable[[str], Awaitable[bool]] | None = None,
+    key: str | None = None,
+) -> ElicitResultTyped[str]:
+    """Ask the user to open ``url`` (URL-mode elicitation), for OAuth, payments or secrets.
+
+    The answer says whether the user agreed to open the page, not that they finished
+    there: your page's callback calls `complete_url` with the elicitation id when they
+    have, and the client is told (2025-11-25). On 2026-07-28 the URL goes out inside the
+    call's ``InputRequiredResult``; when the client retries, ``completed(id)`` is asked
+    whether the page is done, and the same URL is asked again until it is. The id is
+    minted in the first round and carried in the sealed state (bound by the SDK to the
+    tool, its arguments and the principal).
+
+    Args:
+        message: Why the user should open the page.
+        url: The page: ``https://`` (plain ``http://`` only on localhost), with no user
+            name or password in it; or a function from the elicitation id to the page, so
+            the URL can carry the id (needed on 2026-07-28, where the id comes from the
+            state).
+        elicitation_id: The id to use, e.g. one from `new_elicitation_id` that your URL
+            already carries; default: a fresh unguessable one.
+        timeout: Seconds the user has to answer the request (default 600), or ``None``.
+        completed: 2026-07-28: tells whether the user finished on the page with this id.
+            Default: the user's consent is taken as done.
+        key: 2026-07-28: the question's key (default ``url#1``, ``url#2``, ...).
+
+    Returns:
+        ``accept`` with ``.content`` the elicitation id, or a decline or a cancel.
+
+    Raises:
+        ElicitationUnsupported: The client did not declare URL mode; nothing was sent.
+        ElicitationUnsupported: The call speaks MCP 2025-06-18, which has no URL mode.
+        ValueError: ``url`` is not a safe URL to send a user to.
+    """
+    timeout = check_timeout(timeout)
+    run = _url_run()
+    if run.replay is not None:
+        return await _asked_by_replay(
+            run, run.replay, message, url, completed=completed, key=key, timeout=timeout
+        )
+    eid = elicitation_id or new_elicitation_id()
+    params: dict[str, Any] = {
+        "mode": "url",
+        "message": sendable_text(message),
+        "url": check_url(url(eid) if callable(url) else url),
+        "elicitationId": eid,
+    }
+    channel = run.channel
+    await _router[0].register(
+        eid, channel.completion_notifier(eid), keep=(timeout or DEFAULT_TIMEOUT) + 3600.0
+    )
+    started = time.monotonic()
+    raw = await channel.send(params, timeout)
+    action = raw.get("action")
+    _log(run, "url", str(action), time.monotonic() - started)  # never the id: it is a secret
+    if action == "accept":
+        return ElicitResultTyped("accept", eid, _surface=channel.surface)
+    if action in ("decline", "cancel"):
+        return ElicitResultTyped(action, None, _surface=channel.surface)
+    raise channel.surface(
+        ElicitError(
+            f"The client's answer to the URL request is not an elicitation result: its action "
+            f"is {str(action)[:50]!r}, not 'accept', 'decline' or 'cancel'."
+        )
+    )
+
+
+async def require_url(
+    message: str, url: str, *, elicitation_id: str | None = None, key: str | None = None
+) -> NoReturn:
+    """End the call by sending the user to ``url``, for a tool that cannot go on without it.
+
+    For a tool that can do nothing until the user has visited the page (signed in, paid):
+    check first whether that is done, and call this only when it is not. On 2025-11-25 the
+    call ends with the URL-elicitation-required error (-32042); the client shows the URL and
+    calls the tool again once the page is complete (`complete_url`). On 2026-07-28, which
+    has no such error (the spec reserves -32042 and forbids sending it), the URL goes out as
+    the question of the call's ``InputRequiredResult``; when the client retries, the tool
+    runs again from the top, and either finds the page done and goes on, or calls this
+    again, and the user is sent to the page again.
+
+    Args:
+        message: Why the user should open the page.
+        url: The page (see `ask_url`).
+        elicitation_id: 2025-11-25: the id to use (default: a fresh unguessable one).
+        key: 2026-07-28: the question's key (default ``url#1``, as `ask_url`'s).
+
+    Raises:
+        ElicitationUnsupported: The client did not declare URL mode.
+        ValueError: ``url`` is not a safe URL to send a user to.
+    """
+    check_url(url)
+    run = _url_run()
+    channel = run.channel
+    if run.replay is not None:
+        # Asked afresh every time: the user comes back here only if the page is not done.
+        question, _ = _url_question(run, run.replay, message, url, key=key, timeout=None)
+        raise need_input(run.replay, (question,), channel)
+    eid = elicitation_id or new_elicitation_id()
+    await _router[0].register(eid, channel.completion_notifier(eid), keep=DEFAULT_TIMEOUT + 3600)
+    raise channel.url_required(sendable_text(message), url, eid)
+
+
+def _url_run() -> ToolRun:
+    try:
+        run = current_run.get()
+    except LookupError:
+        raise ElicitError(outside_a_call("ask_url()")) from None
+    channel = run.channel
+    if channel.protocol not in ("2025-11-25", "2026-07-28"):
+        raise channel.surface(
+            ElicitationUnsupported(
+                f"URL mode is not available on this call: it speaks MCP {channel.protocol}, "
+                "which has no URL mode (it arrived in 2025-11-25). Send the user the link in "
+                "the tool's result instead."
+            )
+        )
+    why_not = channel.why_no_url()
+    if why_not is not None:
+        raise channel.surface(
+            ElicitationUnsupported(
+                f"This client cannot open a URL for the user ({why_not}), so the tool could "
+                "not send the user to the page. Give the user the link in the tool's result "
+                "instead."
+            )
+        )
+    return run
+
+
+async def _asked_by_replay(
+    run: ToolRun,
+    replay: Replay,
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    completed: Callable[[str], Awaitable[bool]] | None,
+    key: str | None,
+    timeout: float | None,
+) -> ElicitResultTyped[str]:
+    """2026-07-28: the URL question in the replay, its correlation id in the state."""
+    channel = run.channel
+    question, cid = _url_question(run, replay, message, url, key=key, timeout=timeout)
+    key = question.key
+    carried = replay.carried(question.key, question.digest)
+    if carried is None:
+        raw = replay.response(question.key, question.digest)
+        said = None if raw is None else raw.get("action")
+        if said not in ("accept", "decline", "cancel"):
+            raise need_input(replay, (question,), channel)  # not answered (yet)
+        if said == "accept" and completed is not None and not await completed(cid):
+            raise need_input(replay, (question,), channel)  # not done on the page: again
+        carried = Carried(question.digest, str(said))
+        replay.keep(question.key, carried)
+        asked_at = replay.asked_at
+        _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
+    if carried.action == "accept":
+        return ElicitResultTyped("accept", cid, _surface=channel.surface)
+    action: Action = "decline" if carried.action == "decline" else "cancel"
+    return ElicitResultTyped(action, None, _surface=channel.surface)
+
+
+def _url_question(
+    run: ToolRun,
+    replay: Replay,
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    key: str | None,
+    timeout: float | None,
+) -> tuple[WireQuestion, str]:
+    """2026-07-28: the URL question under its key, and its correlation id (in the state)."""
+    if key is None:
+        number = run.defaults.get("url", 0) + 1
+        run.defaults["url"] = number
+        key = f"url#{number}"
+    if key in run.keys:
+        raise FormDefinitionError(
+            f"Two questions in one call use the key {key!r}, so their answers could not be "
+            "told apart. Give each ask_url() its own key."
+        )
+    run.keys.add(key)
+    cid = replay.correlations.get(key) or new_elicitation_id()
+    replay.correlations[key] = cid
+    params: dict[str, Any] = {
+        "mode": "url",
+        "message": sendable_text(message),
+        "url": check_url(url(cid) if callable(url) else url),
+    }
+    return WireQuestion(key, question_digest(params), params, timeout), cid
+
+
+def _log(run: ToolRun, key: str, outcome: str, seconds: float | None) -> None:
+    """The log record of a URL question, as `ask()` writes one per form."""
+    if outcome not in ("accept", "decline", "cancel"):
+        outcome = "failed"
+    log_question(
+        tool=run.target,
+        protocol=run.channel.protocol,
+        key=key,
+        outcome=outcome,
+        seconds=seconds,
+        retries=0,
+        invalid_fields=(),
+        mode="url",
+    )

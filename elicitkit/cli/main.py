@@ -1,0 +1,170 @@
+"""The ``elicitkit`` command line (also ``python -m elicitkit``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
+
+DESCRIPTION = """\
+Typed MCP elicitation: see the forms your tools send, check them against real clients,
+and try any server's tools at this terminal.
+
+examples:
+  elicitkit demo                                  a real server and client, both eras
+  elicitkit schema examples/shipping.py:ShippingAddress --protocol 2025-06-18
+  elicitkit check examples/booking.py             errors and client warnings, exit 1 on errors
+  elicitkit try examples/booking.py --tool book_table --args '{"restaurant": "Noma"}'
+"""
+
+
+def _version() -> str:
+    try:
+        return version("elicitkit")
+    except PackageNotFoundError:  # pragma: no cover  (running from a source tree)
+        return "unknown"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="elicitkit",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"elicitkit {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo", help="run a real MCP server and client through ask() on both protocol eras"
+    )
+    demo.add_argument(
+        "--scripted", action="store_true", help="let a script answer the forms even at a terminal"
+    )
+
+    schema = commands.add_parser(
+        "schema", help="print the wire requestedSchema of a form type as JSON"
+    )
+    schema.add_argument(
+        "target",
+        metavar="MODULE:NAME",
+        help="a dotted module or a path to a .py file, and the form type's name in it",
+    )
+    schema.add_argument(
+        "--protocol",
+        choices=PROTOCOL_VERSIONS,
+        default=LATEST_PROTOCOL,
+        help=f"the MCP protocol version to render for (default: {LATEST_PROTOCOL})",
+    )
+
+    check = commands.add_parser(
+        "check",
+        help="report form definition errors and what known clients will do with each form",
+    )
+    check.add_argument(
+        "target",
+        metavar="MODULE[:NAME]",
+        help="a dotted module or a .py file; without NAME, every type decorated with @form "
+        "or passed to ask() in it",
+    )
+
+    try_ = commands.add_parser(
+        "try",
+        help="call a tool of a stdio MCP server and fill in its forms at this terminal",
+        description="Connect to a stdio MCP server, call one of its tools, and answer every "
+        "form it asks at this terminal (Enter/y fills in, n declines, c cancels; Ctrl-C "
+        "cancels a form). Without --tool, list the tools; without --args, ask for them.",
+    )
+    try_.add_argument("server", metavar="SERVER", help="a .py file, or a command line to run")
+    try_.add_argument("--tool", metavar="NAME", help="the tool to call")
+    try_.add_argument(
+        "--args", metavar="JSON", dest="arguments", help="the tool's arguments, a JSON object"
+    )
+    try_.add_argument(
+        "--protocol",
+        choices=PROTOCOL_VERSIONS,
+        help="the protocol version to speak (default: the newest both sides speak)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = _parser().parse_args(argv)
+    if args.command == "demo":
+        from elicitkit.cli.demo import run_demo  # noqa: PLC0415  (each command loads only its own)
+
+        return run_demo(interactive=False if args.scripted else None)
+    if args.command == "schema":
+        return _schema(args.target, args.protocol)
+    if args.command == "check":
+        return _check(args.target)
+    from elicitkit.cli.try_server import run_try  # noqa: PLC0415
+
+    return run_try(args.server, args.tool, args.arguments, args.protocol)
+
+
+def _schema(target: str, protocol: str) -> int:
+    from elicitkit._compiler.compiled_forms import requested_schema  # noqa: PLC0415
+    from elicitkit.cli.form_loader import LoadError, load_module, named, split_target  # noqa: PLC0415
+    from elicitkit.errors import FormDefinitionError  # noqa: PLC0415
+
+    module_name, name = split_target(target)
+    if name is None:
+        print(f"elicitkit schema: give MODULE:NAME, not {target!r}.", file=sys.stderr)
+        return 2
+    try:
+        found = named(load_module(module_name), name)
+        schema = requested_schema(found.tp, protocol=protocol)
+    except (LoadError, FormDefinitionError) as error:
+        print(f"elicitkit schema: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(schema, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _check(target: str) -> int:
+    from elicitkit.cli.check import check_form  # noqa: PLC0415
+    from elicitkit.cli.form_loader import (  # noqa: PLC0415
+        LoadError,
+        forms_in,
+        load_module,
+        named,
+        split_target,
+    )
+    from elicitkit.errors import FormDefinitionError  # noqa: PLC0415
+
+    module_name, name = split_target(target)
+    try:
+        module = load_module(module_name)
+        forms = [named(module, name)] if name is not None else forms_in(module)
+    except LoadError as error:
+        print(f"elicitkit check: {error}", file=sys.stderr)
+        return 1
+    except FormDefinitionError as error:  # raised by @form while the module was imported
+        print(f"{module_name}: error: {error}")
+        print("1 error, 0 warnings.")
+        return 1
+    if not forms:
+        print(f"{module_name}: no forms found (no @form classes, no ask() calls).")
+        return 0
+    errors = warnings = 0
+    for report in map(check_form, forms):
+        where = f"{module_name}:{report.form.line}" if report.form.line else module_name
+        print(f"{where}: {report.form.name}")
+        for problem in report.errors:
+            print(f"  error: {problem}")
+        for warning in report.warnings:
+            print(f"  warning: {warning}")
+        if not report.errors and not report.warnings:
+            print("  ok")
+        errors += len(report.errors)
+        warnings += len(report.warnings)
+    noun = "form" if len(forms) == 1 else "forms"
+    print(
+        f"{len(forms)} {noun} checked: {errors} error{'s' * (errors != 1)}, "
+        f"{warnings} warning{'s' * (warnings != 1)}."
+    )
+    return 1 if errors else 0

@@ -1,0 +1,26 @@
+"""Where 2026-07-28 dialogues are recorded, so each completes at most once.
+
+`MemoryStore` serves one process (the default); `RedisStore` is shared by every process
+that serves the same clients (``pip install "elicitkit[redis]"``). Pass one to
+``install(server, store=...)``; write your own by implementing `OutcomeStore`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
+
+if TYPE_CHECKING:
+    from elicitkit._replay.redis_store import RedisStore
+
+__all__ = ["Claim", "MemoryStore", "OutcomeStore", "RedisStore"]
+
+
+def __getattr__(name: str) -> Any:
+    # RedisStore imports redis, an optional dependency: only when it is asked for.
+    if name == "RedisStore":
+        from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
+
+        return RedisStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
