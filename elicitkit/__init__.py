@@ -11,11 +11,11 @@ The root holds what a tool author types daily. The rest lives in public submodul
 pytest plugin).
 """
 
-from elicitkit._compiler.compiled_forms import form, parse_content, requested_schema
 from elicitkit._compiler.markers import Email, FormField, Uri
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._runtime.asking import Question, ask, ask_all
+from elicitkit._runtime.form_functions import form, parse_content, requested_schema
 from elicitkit._runtime.missing_arguments import fill_missing
 from elicitkit._runtime.oneliners import ask_text, choose, confirm
 from elicitkit._runtime.result import Action, ElicitResultTyped

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import gc
+import tracemalloc
 import weakref
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -94,17 +95,34 @@ def test_per_call_form_types_are_collected(build: Any, answer: Any, count: int) 
     assert alive == 0
 
 
-def test_forms_without_a_class_are_kept_in_a_bounded_cache() -> None:
-    # Literal and Annotated aliases cannot be weakly referenced or carry attributes: they
-    # live in a least-recently-used cache of a fixed size, keyed by value.
-    for number in range(FEWER):
+def _alias_batch(first: int, count: int) -> None:
+    for number in range(first, first + count):
         alias = Annotated[int, FormField(title=f"Seats for item {number}")]
         requested_schema(alias)
         assert parse_content(alias, {"value": 3}) == 3
-    assert (
-        len(elicitkit._compiler.compiled_forms._others)
-        == elicitkit._compiler.compiled_forms._MAX_OTHER_FORMS
-    )
+
+
+def test_forms_without_a_class_hold_bounded_memory() -> None:
+    # Literal and Annotated aliases cannot be weakly referenced or carry attributes: what
+    # elicitkit keeps of them must stop growing, however many distinct ones a server builds.
+    batch = 2 * elicitkit._compiler.compiled_forms.MAX_OTHER_FORMS
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        _alias_batch(0, batch)
+        gc.collect()
+        after_one = tracemalloc.get_traced_memory()[0]
+        _alias_batch(batch, batch)
+        _alias_batch(2 * batch, batch)
+        gc.collect()
+        after_three = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    first_growth = after_one - start
+    later_growth = after_three - after_one
+    assert first_growth > 100_000  # the batch really kept compiled forms (a live check)
+    assert later_growth < first_growth / 4, (first_growth, later_growth)
 
 
 def test_a_class_keeps_its_own_compiled_form_and_a_subclass_gets_its_own() -> None:
@@ -123,9 +141,8 @@ def test_a_class_keeps_its_own_compiled_form_and_a_subclass_gets_its_own() -> No
     assert compiled_form(Child).spec.message is None
 
 
-def test_builtin_types_share_the_bounded_cache() -> None:
+def test_builtin_types_are_compiled_once() -> None:
     assert compiled_form(int) is compiled_form(int)
-    assert int in elicitkit._compiler.compiled_forms._others
 
 
 @pytest.mark.anyio

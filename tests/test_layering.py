@@ -21,6 +21,7 @@ LAYERS = {
     "elicitkit.errors": "base",
     "elicitkit.protocol": "base",
     "elicitkit._compat": "base",
+    "elicitkit._lru": "base",
     "elicitkit._compiler": "compiler",
     "elicitkit._replay": "replay",
     "elicitkit._runtime": "runtime",

@@ -1,8 +1,9 @@
-"""The public entry points over the core: compile once, then look up.
+"""The compile cache: compile each form type once, then look it up.
 
-Every form type is compiled into one `CompiledForm`: its `FormSpec`, its schema per
-(protocol, option) and its decoder per protocol, each made on first use, so a repeated
-`requested_schema` or `parse_content` call is a lookup.
+Every form type is compiled into one `CompiledForm`: its `FormSpec`, its decoder, and one
+`PreparedForm` per (protocol version, option), each made on first use, so the next
+question, schema or decode is a lookup. `prepare` is what the runtime asks with; the public
+``requested_schema``, ``parse_content`` and ``form`` are in `elicitkit._runtime.form_functions`.
 
 Where the compiled form lives decides how long it lives. Forms are often built at run
 time (a ``Literal`` of today's options, a title naming the item), once per call; a cache
@@ -13,32 +14,29 @@ the decoder) refers to the type, so the key could never die. Instead:
   validator), so the two die together: a class built per call costs nothing after it;
 * everything else (``int``, ``Literal[...]``, ``Annotated[...]`` and other aliases, which
   cannot carry attributes or be weakly referenced, and classes that refuse attributes)
-  sits in a small least-recently-used cache of `_MAX_OTHER_FORMS` entries, keyed by value,
+  sits in a least-recently-used cache of `MAX_OTHER_FORMS` entries, keyed by value,
   so the memory it holds is bounded whatever the calls build;
 * unhashable annotations are compiled on every call, as nothing can find them again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any
 
 from elicitkit._compiler.decode import Decoder, build_decoder
 from elicitkit._compiler.form_spec import FormSpec, Kind
 from elicitkit._compiler.introspect import inspect_form
-from elicitkit._compiler.overrides import OverriddenForm, Overrides, OverridesCache
+from elicitkit._compiler.overrides import Overrides, OverridesCache
+from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_schema
-from elicitkit._runtime.context import current_run
-from elicitkit.errors import FormDefinitionError
-from elicitkit.protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
-
-T = TypeVar("T")
+from elicitkit._lru import Lru
+from elicitkit.protocol import FIRST_PROTOCOL, LATEST_PROTOCOL, ProtocolVersion, check_protocol
 
 _ATTRIBUTE = "__elicitkit_form__"
-_MAX_OTHER_FORMS = 256
+MAX_OTHER_FORMS = 256
 """How many compiled forms of non-class types (aliases, builtins) are kept."""
 
 
@@ -49,28 +47,45 @@ class CompiledForm:
     Attributes:
         tp: The form type (told apart from a subclass that inherits the attribute).
         spec: The form's description.
-        schemas: The wire schema per (protocol version, legacy_enum_names).
-        decoders: The decoder per protocol version.
+        prepared: The prepared form per (protocol version, legacy_enum_names): at most six.
+        overridden: The last per-call overrides applied to this form (`OverridesCache`).
     """
 
     tp: Any
     spec: FormSpec
-    schemas: dict[tuple[str, bool], dict[str, Any]] = field(
-        default_factory=dict[tuple[str, bool], dict[str, Any]]
+    prepared: dict[tuple[ProtocolVersion, bool], PreparedForm] = field(
+        default_factory=dict[tuple[ProtocolVersion, bool], PreparedForm]
     )
-    decoders: dict[str, Decoder] = field(default_factory=dict[str, Decoder])
-    questions: dict[tuple[str, str | None], tuple[dict[str, Any], str]] = field(
-        default_factory=dict[tuple[str, str | None], tuple[dict[str, Any], str]]
-    )
-    """The rendered question (params, digest) per (protocol, message), built by ``ask()``.
-
-    Kept here, not in a module-level cache, so it dies with the form type; bounded by
-    ``ask()``, since messages are often f-strings."""
     overridden: OverridesCache = field(default_factory=OverridesCache)
-    """The last per-call overrides applied to this form, with their schemas and decoders."""
+    decoder: Decoder | None = None
+    """One decoder serves every version: the grammars differ in what is sent, not in what
+    comes back. Made at the first answer (see `current_decoder`)."""
+    decodable: set[str] = field(default_factory=set[str])
+    """The versions an answer was decoded on (each checked once, see `parse_content`)."""
+
+    def prepare(self, version: ProtocolVersion, *, legacy_enum_names: bool = False) -> PreparedForm:
+        """The form on ``version``, rendered once.
+
+        Raises:
+            FormDefinitionError: The form cannot be rendered on ``version``.
+        """
+        prepared = self.prepared.get((version, legacy_enum_names))
+        if prepared is None:
+            schema = render_schema(self.spec, version, legacy_enum_names=legacy_enum_names)
+            prepared = PreparedForm(
+                self.tp, self.spec, version, legacy_enum_names, schema, self.current_decoder
+            )
+            self.prepared[version, legacy_enum_names] = prepared
+        return prepared
+
+    def current_decoder(self) -> Decoder:
+        """The form's decoder: the reference one first, the fast path from the third answer."""
+        if self.decoder is None:
+            self.decoder = _fast_from_second_use(self)
+        return self.decoder
 
 
-_others: OrderedDict[Any, CompiledForm] = OrderedDict()
+_others: Lru[Any, CompiledForm] = Lru(MAX_OTHER_FORMS)
 # Every live compiled form, so that tests can drop cached schemas (see `forget_schemas`).
 _live: weakref.WeakSet[CompiledForm] = weakref.WeakSet()
 
@@ -86,43 +101,12 @@ def compiled_form(tp: Any) -> CompiledForm:
     if compiled is not None and compiled.tp is tp:
         return compiled
     try:
-        compiled = _others[tp]
-    except KeyError:
-        return _store(tp, CompiledForm(tp, _inspect(tp)))
+        compiled = _others.get(tp)
     except TypeError:  # an unhashable annotation: compile it every time
-        return CompiledForm(tp, _inspect(tp))
-    _others.move_to_end(tp)
+        return CompiledForm(tp, inspect_form(tp))
+    if compiled is None:
+        compiled = _store(tp, CompiledForm(tp, inspect_form(tp)))
     return compiled
-
-
-def _inspect(tp: Any, message: str | None = None) -> FormSpec:
-    try:
-        return inspect_form(tp, message=message)
-    except FormDefinitionError as error:
-        raise _in_tool(error) from None
-
-
-def _render(
-    spec: FormSpec, version: ProtocolVersion, *, legacy_enum_names: bool = False
-) -> dict[str, Any]:
-    try:
-        return render_schema(spec, version, legacy_enum_names=legacy_enum_names)
-    except FormDefinitionError as error:
-        raise _in_tool(error) from None
-
-
-def _in_tool(error: FormDefinitionError) -> BaseException:
-    """Let a form error raised inside a tool call reach the client with its message.
-
-    SDKs show the model an unexpected exception as a bare "Error executing tool NAME"; the
-    call's channel turns the error into one whose text they pass on (it is still a
-    `FormDefinitionError`). Outside a tool call the error is raised as it is.
-    """
-    try:
-        run = current_run.get()
-    except LookupError:
-        return error
-    return run.channel.surface(error)
 
 
 def _store(tp: Any, compiled: CompiledForm) -> CompiledForm:
@@ -134,19 +118,15 @@ def _store(tp: Any, compiled: CompiledForm) -> CompiledForm:
             pass
         else:
             return compiled
-    try:
-        _others[tp] = compiled
-    except TypeError:
-        return compiled
-    if len(_others) > _MAX_OTHER_FORMS:
-        _others.popitem(last=False)
+    with contextlib.suppress(TypeError):  # unhashable: nothing could find it again anyway
+        _others.put(tp, compiled)
     return compiled
 
 
 def forget_schemas() -> None:
     """Drop every cached schema, so the next call renders it again (for tests)."""
     for compiled in list(_live):
-        compiled.schemas.clear()
+        compiled.prepared.clear()
         compiled.overridden.clear()
 
 
@@ -159,138 +139,54 @@ def form_spec(tp: Any) -> FormSpec:
     return compiled_form(tp).spec
 
 
-def requested_schema(
+def prepare(
     tp: Any,
+    protocol: ProtocolVersion,
     *,
-    protocol: str = LATEST_PROTOCOL,
-    legacy_enum_names: bool = False,
     overrides: Overrides | None = None,
-) -> dict[str, Any]:
-    """Return the exact wire ``requestedSchema`` for a form type on a protocol version.
+    legacy_enum_names: bool = False,
+) -> PreparedForm:
+    """Return ``tp`` prepared for one question on ``protocol``, with ``overrides`` applied.
 
-    The result is cached and shared between calls: treat it as read-only.
-
-    Args:
-        tp: The form type: a dataclass, pydantic model or dataclass, msgspec Struct,
-            TypedDict, or a bare field type (``bool``, ``Literal[...]``, an ``Enum``...) for a
-            one-field form.
-        protocol: The negotiated MCP protocol version (default: the newest).
-        legacy_enum_names: Render labelled single choices with the deprecated
-            ``enumNames`` even where ``oneOf`` exists, for clients that know only that
-            form. Always on for 2025-06-18.
-        overrides: Per-call options, defaults, titles and descriptions (`Overrides`),
-            applied on top of the cached schema.
-
-    Returns:
-        A JSON-ready dict: ``{"type": "object", "properties": {...}, "required": [...]}``.
+    Checked in this order: the form itself, then the form on ``protocol``, then the
+    overrides against the form.
 
     Raises:
-        FormDefinitionError: The form cannot be expressed, or not on this version.
-        ValueError: ``protocol`` is not a version with elicitation.
-    """
-    # The class attribute looked up inline (compiled_form does the same): this is a hot path.
-    compiled = getattr(tp, _ATTRIBUTE, None) if isinstance(tp, type) else None
-    if compiled is None or compiled.tp is not tp:
-        compiled = compiled_form(tp)
-    try:
-        schema = compiled.schemas[protocol, legacy_enum_names]
-    except KeyError:
-        version = check_protocol(protocol)
-        schema = _render(compiled.spec, version, legacy_enum_names=legacy_enum_names)
-        compiled.schemas[version, legacy_enum_names] = schema
-    if overrides is None:
-        return schema
-    overridden = _overridden(compiled, overrides)
-    try:
-        return overridden.schema(
-            schema, check_protocol(protocol), legacy_enum_names=legacy_enum_names
-        )
-    except FormDefinitionError as error:
-        raise _in_tool(error) from None
-
-
-def applied_overrides(tp: Any, overrides: Overrides, protocol: str) -> OverriddenForm:
-    """Return ``tp`` with ``overrides`` applied (cached with the form's compiled form).
-
-    Checked as `requested_schema` checks them on ``protocol``: the form's own refusals
-    on that version first, then the overrides'.
-
-    Raises:
-        FormDefinitionError: The form cannot be expressed on this version, or the
+        FormDefinitionError: The form cannot be expressed, or not on this version, or the
             overrides do not fit it.
     """
-    requested_schema(tp, protocol=protocol)
-    return _overridden(compiled_form(tp), overrides)
+    compiled = compiled_form(tp)
+    prepared = compiled.prepare(protocol, legacy_enum_names=legacy_enum_names)
+    if overrides is None:
+        return prepared
+    return compiled.overridden.apply(compiled.spec, overrides).prepare(prepared)
 
 
-def _overridden(compiled: CompiledForm, overrides: Overrides) -> OverriddenForm:
-    try:
-        return compiled.overridden.apply(compiled.spec, overrides)
-    except FormDefinitionError as error:
-        raise _in_tool(error) from None
-
-
-@overload
-def parse_content(
-    tp: type[T], content: object, *, protocol: str = ..., overrides: Overrides | None = ...
-) -> T: ...
-@overload
-def parse_content(
-    tp: Any, content: object, *, protocol: str = ..., overrides: Overrides | None = ...
-) -> Any: ...
-def parse_content(
-    tp: Any,
-    content: object,
-    *,
-    protocol: str = LATEST_PROTOCOL,
-    overrides: Overrides | None = None,
-) -> Any:
-    """Validate a client's answer and convert it to the form type.
-
-    The content is treated as untrusted: every field is type-checked and checked against
-    its bounds, lengths, format and options; unknown keys are ignored; absent optional
-    fields get their default (or ``None``). Pydantic models' own validators run last.
-
-    Args:
-        tp: The form type the question was asked with.
-        content: The ``content`` of the client's ``ElicitResult``.
-        protocol: The protocol version the question was asked on.
-        overrides: The `Overrides` the question was asked with: per-call options are
-            enforced, per-call defaults fill absent optional fields.
-
-    Returns:
-        An instance of ``tp`` (a dict for a TypedDict; the bare value for a one-field form).
+def decode(tp: Any, content: object, protocol: str, *, overrides: Overrides | None = None) -> Any:
+    """Validate and convert a client's content to ``tp`` (see the public `parse_content`).
 
     Raises:
         InvalidContent: The answer does not fit; ``.errors`` lists every problem.
         FormDefinitionError: The form cannot be expressed, or not on this version.
         ValueError: ``protocol`` is not a version with elicitation.
     """
-    compiled = getattr(tp, _ATTRIBUTE, None) if isinstance(tp, type) else None
-    if compiled is None or compiled.tp is not tp:
-        compiled = compiled_form(tp)
-    decoder = compiled.decoders.get(protocol)
-    if decoder is None:
-        decoder = _compile_decoder(compiled, protocol)
+    compiled = compiled_form(tp)
+    if protocol not in compiled.decodable:
+        _check_decodable(compiled, check_protocol(protocol))
     if overrides is not None:
-        overridden = _overridden(compiled, overrides)
+        overridden = compiled.overridden.apply(compiled.spec, overrides)
         if overridden.decodes_differently:
-            decoder = overridden.decoder()
-    return decoder(content)
+            return overridden.decoder()(content)
+    return compiled.current_decoder()(content)
 
 
-def _compile_decoder(compiled: CompiledForm, protocol: str) -> Decoder:
-    version = check_protocol(protocol)
+def _check_decodable(compiled: CompiledForm, version: ProtocolVersion) -> None:
     spec = compiled.spec
-    if any(field.kind is Kind.MULTI_CHOICE for field in spec.fields):
+    if version == FIRST_PROTOCOL and any(f.kind is Kind.MULTI_CHOICE for f in spec.fields):
         # A multi-select cannot have been asked on 2025-06-18: rendering refuses it, with the
         # same error as here.
-        _render(spec, version)
-    # One decoder serves every version: the grammars differ in what is sent, not in what
-    # comes back.
-    decoder = next(iter(compiled.decoders.values()), None) or _fast_from_second_use(compiled)
-    compiled.decoders[version] = decoder
-    return decoder
+        render_schema(spec, version)
+    compiled.decodable.add(version)
 
 
 def _fast_from_second_use(compiled: CompiledForm) -> Decoder:
@@ -307,41 +203,20 @@ def _fast_from_second_use(compiled: CompiledForm) -> Decoder:
         nonlocal answers
         answers += 1
         if answers == 2:  # from the third answer on, the fast path serves every version
-            fast = build_decoder(spec)
-            for version, decoder in list(compiled.decoders.items()):
-                if decoder is decode_counting:
-                    compiled.decoders[version] = fast
+            compiled.decoder = build_decoder(spec)
         return checked(content)
 
     return decode_counting
 
 
-@overload
-def form(tp: type[T], /) -> type[T]: ...
-@overload
-def form(*, message: str | None = None) -> Callable[[type[T]], type[T]]: ...
-def form(tp: Any = None, /, *, message: str | None = None) -> Any:
-    """Check and compile a form class when its module is imported.
-
-    Use bare (``@form``) or with a default message (``@form(message="Where to?")``). A
-    form elicitkit cannot express raises `FormDefinitionError` right at the class
-    definition, instead of at the first question.
+def compile_form_class(cls: type, message: str | None) -> None:
+    """Compile ``cls`` now (for ``@form``), replacing what was compiled of it before.
 
     Raises:
         FormDefinitionError: The class cannot be expressed as a flat form.
     """
-
-    def decorate(cls: type[T]) -> type[T]:
-        spec = _inspect(cls, message=message)
-        _render(spec, LATEST_PROTOCOL)  # fails here for what no version can render
-        compiled = CompiledForm(cls, spec, decoders={LATEST_PROTOCOL: build_decoder(spec)})
-        _others.pop(cls, None)  # a class that refused the attribute may be cached there
-        _store(cls, compiled)
-        return cls
-
-    return decorate if tp is None else decorate(tp)
-
-
-def default_message(tp: Any) -> str | None:
-    """Return the message set with ``@form(message=...)``, if any."""
-    return form_spec(tp).message
+    spec = inspect_form(cls, message=message)
+    compiled = CompiledForm(cls, spec, decoder=build_decoder(spec))
+    compiled.prepare(LATEST_PROTOCOL)  # fails here for what no version can render
+    _others.pop(cls)  # a class that refused the attribute may be cached there
+    _store(cls, compiled)

@@ -23,7 +23,6 @@ Applying is cheap, and repeating it cheaper still:
 from __future__ import annotations
 
 import enum
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -40,10 +39,11 @@ from elicitkit._compiler.decode import (
 from elicitkit._compiler.form_spec import MISSING, Choice, FieldSpec, FormSpec, Kind
 from elicitkit._compiler.introspect import choice_settings
 from elicitkit._compiler.prefill import wire_default
+from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_field
 from elicitkit._compiler.wire_formats import sendable_text
+from elicitkit._lru import Lru
 from elicitkit.errors import FormDefinitionError
-from elicitkit.protocol import ProtocolVersion
 
 Options = Iterable[object] | Mapping[object, str]
 """A per-call option list: values, or a mapping of value to display label."""
@@ -109,30 +109,32 @@ class OverriddenForm:
     decodes_differently: bool
     base: DecodingParts
     redecoded: frozenset[str]
-    schemas: dict[tuple[str, bool], dict[str, Any]] = field(
-        default_factory=dict[tuple[str, bool], dict[str, Any]]
+    prepared: dict[PreparedForm, PreparedForm] = field(
+        default_factory=dict[PreparedForm, PreparedForm]
     )
-    questions: dict[tuple[str, str | None], tuple[dict[str, Any], str]] = field(
-        default_factory=dict[tuple[str, str | None], tuple[dict[str, Any], str]]
-    )
-    """The rendered question (params, digest) per (protocol, message), built by ``ask()``."""
+    """This form prepared on each base prepared form it was applied to (at most six)."""
     _decoder: Decoder | None = None
 
-    def schema(
-        self, base: dict[str, Any], protocol: ProtocolVersion, *, legacy_enum_names: bool
-    ) -> dict[str, Any]:
-        """Return the cached ``base`` schema with the changed fields rendered again."""
-        cached = self.schemas.get((protocol, legacy_enum_names))
-        if cached is not None:
-            return cached
-        properties = dict(base["properties"])
+    def prepare(self, base: PreparedForm) -> PreparedForm:
+        """Return ``base`` (the compiled form on one version) with these overrides applied.
+
+        The base schema is copied with only the changed fields rendered again.
+        """
+        prepared = self.prepared.get(base)
+        if prepared is not None:
+            return prepared
+        properties = dict(base.schema["properties"])
         for changed in self.changed:
             properties[changed.key] = render_field(
-                self.spec, changed, protocol, legacy_enum_names=legacy_enum_names
+                self.spec, changed, base.protocol, legacy_enum_names=base.legacy_enum_names
             )
-        schema = {**base, "properties": properties}
-        self.schemas[protocol, legacy_enum_names] = schema
-        return schema
+        schema = {**base.schema, "properties": properties}
+        decoder = self.decoder if self.decodes_differently else base.current_decoder
+        prepared = PreparedForm(
+            base.tp, self.spec, base.protocol, base.legacy_enum_names, schema, decoder
+        )
+        self.prepared[base] = prepared
+        return prepared
 
     def decoder(self) -> Decoder:
         """Return the decoder for this call's answer (the reference decoder).
@@ -178,7 +180,7 @@ class OverridesCache:
     """
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[Hashable, OverriddenForm] = OrderedDict()
+        self._entries: Lru[Hashable, OverriddenForm] = Lru(MAX_CACHED_OVERRIDES)
         self._base: DecodingParts | None = None
 
     def apply(self, spec: FormSpec, overrides: Overrides) -> OverriddenForm:
@@ -192,15 +194,12 @@ class OverridesCache:
         if key is not None:
             entry = self._entries.get(key)
             if entry is not None:
-                self._entries.move_to_end(key)
                 return entry
         if self._base is None:
             self._base = DecodingParts.of(spec)
         entry = apply_overrides(spec, overrides, self._base)
         if key is not None:
-            self._entries[key] = entry
-            if len(self._entries) > MAX_CACHED_OVERRIDES:
-                self._entries.popitem(last=False)
+            self._entries.put(key, entry)
         return entry
 
     def clear(self) -> None:

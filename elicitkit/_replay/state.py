@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import secrets
 import time
@@ -66,7 +65,7 @@ class WireQuestion:
 
     Attributes:
         key: Its key in ``inputRequests`` / ``inputResponses``.
-        digest: The digest of the rendered question (`question_digest`).
+        digest: The digest of the rendered question (``_compiler.prepared_form.question_digest``).
         params: The ``elicitation/create`` params.
         timeout: Seconds the user has to answer, or ``None`` for no limit.
     """
@@ -93,12 +92,6 @@ class NeedInput(BaseException):
         super().__init__(", ".join(question.key for question in questions))
         self.questions = questions
         self.state = state
-
-
-def question_digest(params: Mapping[str, Any]) -> str:
-    """Digest a rendered question: equal exactly when message and schema are equal."""
-    canonical = json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()[:8]).decode()[:10]
 
 
 @dataclass

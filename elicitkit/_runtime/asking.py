@@ -8,18 +8,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast, overload
 
-from elicitkit._compiler.compiled_forms import (
-    applied_overrides,
-    compiled_form,
-    form_spec,
-    parse_content,
-    requested_schema,
-)
-from elicitkit._compiler.form_spec import FormSpec, Shape
-from elicitkit._compiler.names import humanise
+from elicitkit._compiler.compiled_forms import form_spec, prepare
+from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
-from elicitkit._compiler.wire_formats import sendable_text
-from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion, question_digest
+from elicitkit._compiler.prepared_form import PreparedForm, question_digest
+from elicitkit._lru import Lru
+from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
 from elicitkit._runtime.context import Channel, ToolRun, current_run, outside_a_call
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import ElicitResultTyped
@@ -41,7 +35,7 @@ from elicitkit.errors import (
     FormDefinitionError,
     InvalidContent,
 )
-from elicitkit.protocol import FIRST_PROTOCOL, ProtocolVersion, known_protocol
+from elicitkit.protocol import known_protocol
 
 T = TypeVar("T")
 
@@ -121,23 +115,31 @@ async def ask(
     """
     retries, timeout = check_retries(retries), check_timeout(timeout)
     run = _current_run()
-    prepared = _prepare(run, tp, message, key, timeout, overrides=overrides)
-    return await ask_until_valid(run, prepared, retries, overrides)
+    asked = _prepare(run, tp, message, key, timeout, overrides=overrides)
+    return await ask_until_valid(run, asked, retries)
 
 
-async def ask_until_valid(
-    run: ToolRun,
-    prepared: tuple[Any, FormSpec, ProtocolVersion, WireQuestion],
-    retries: int,
-    overrides: Overrides | None = None,
-) -> ElicitResultTyped[Any]:
+@dataclass(frozen=True)
+class Asked:
+    """One question of a call: its prepared form, and the question as it goes on the wire.
+
+    Attributes:
+        form: The form type prepared for this call's protocol version and overrides.
+        question: Its key, digest, params and timeout.
+    """
+
+    form: PreparedForm
+    question: WireQuestion
+
+
+async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitResultTyped[Any]:
     """Ask one question; re-ask after an invalid answer, up to ``retries`` times.
 
     Each re-ask is its own question (on 2026-07-28 its key is the question's key, ``~``
     and the attempt number), built from the errors and kept values alone, so every round
     renders it identically. Logs the outcome once, in the round it becomes known.
     """
-    tp, spec, version, question = prepared
+    form, question = asked.form, asked.question
     replay = run.replay
     base, attempt = question, 0
     invalid_fields: list[str] = []
@@ -148,14 +150,14 @@ async def ask_until_valid(
 
         log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
         try:
-            result = await _attempt(run, tp, spec, version, question, overrides=overrides)
+            result = await _attempt(run, form, question)
         except _Rejected as rejected:
             invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
             if attempt >= retries:
                 log.outcome("invalid", invalid_fields)
                 raise run.channel.surface(rejected.error) from None
             attempt += 1
-            question = _again(run, spec, base, rejected, attempt)
+            question = _again(run, form.spec, base, rejected, attempt)
             continue
         except ElicitError as error:
             log.outcome(_outcome_of(error), invalid_fields)
@@ -188,13 +190,7 @@ class _Log:
 
 
 async def _attempt(
-    run: ToolRun,
-    tp: Any,
-    spec: FormSpec,
-    version: ProtocolVersion,
-    question: WireQuestion,
-    *,
-    overrides: Overrides | None = None,
+    run: ToolRun, form: PreparedForm, question: WireQuestion
 ) -> ElicitResultTyped[Any]:
     """Ask ``question`` once (or take its answer from the replay).
 
@@ -206,20 +202,12 @@ async def _attempt(
     if replay is None:
         raw = await channel.send(question.params, question.timeout)
         try:
-            return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+            return _typed_result(form, raw, channel)
         except InvalidContent as error:
-            kept = kept_values(spec, raw.get("content"), error.errors, version)
+            kept = kept_values(form.spec, raw.get("content"), error.errors, form.protocol)
             raise _Rejected(error, kept) from None
     try:
-        answer = _replayed(
-            replay,
-            tp,
-            spec=spec,
-            version=version,
-            question=question,
-            channel=channel,
-            overrides=overrides,
-        )
+        answer = _replayed(replay, form, question, channel)
     except InvalidContent as error:
         carried = replay.carried(question.key, question.digest)
         raise _Rejected(error, [] if carried is None else carried.kept) from None
@@ -339,16 +327,15 @@ async def _ask_round(
     channel, replay = run.channel, run.replay
     if replay is None:  # handshake eras: one request per question, in order
         results: list[ElicitResultTyped[Any]] = []
-        for tp, spec, version, question in prepared:
-            raw = await channel.send(question.params, question.timeout)
-            results.append(_typed_result(tp, spec, raw, version, channel))
+        for asked in prepared:
+            raw = await channel.send(asked.question.params, asked.question.timeout)
+            results.append(_typed_result(asked.form, raw, channel))
         return tuple(results)
     answered: list[ElicitResultTyped[Any]] = []
     unanswered: list[WireQuestion] = []
-    for tp, spec, version, question in prepared:
-        result = _replayed(
-            replay, tp, spec=spec, version=version, question=question, channel=channel
-        )
+    for asked in prepared:
+        question = asked.question
+        result = _replayed(replay, asked.form, question, channel)
         if result is None:
             unanswered.append(question)
         else:
@@ -386,10 +373,13 @@ def _prepare(
     timeout: float | None = DEFAULT_TIMEOUT,
     *,
     overrides: Overrides | None = None,
-) -> tuple[Any, FormSpec, ProtocolVersion, WireQuestion]:
+) -> Asked:
     """Check the form and the client, and build the question with its key and digest."""
     channel = run.channel
-    spec = form_spec(tp)
+    try:
+        spec = form_spec(tp)
+    except FormDefinitionError as error:
+        raise channel.surface(error) from None
     version = known_protocol(channel.protocol)
     why_not = (
         f"it speaks MCP {channel.protocol}, which has no elicitation"
@@ -403,24 +393,20 @@ def _prepare(
                 f"user for {spec.name}."
             )
         )
-    if overrides is None:
-        params, digest = _question(spec, tp, message, version)
-    else:  # kept with the applied overrides: equal per-call values ask the same question
-        applied = applied_overrides(tp, overrides, version)
-        params, digest = _question(
-            spec, tp, message, version, overrides=overrides, cache=applied.questions
-        )
-        # From here on the form is the one this call shows: its per-call titles name the
-        # fields in a re-ask, and its per-call options judge the values kept for it.
-        spec = applied.spec
-    question = WireQuestion(_claim_key(run, spec, key), digest, params, timeout)
-    return tp, spec, version, question
+    try:
+        # Equal per-call values share one prepared form, and so one rendered question.
+        form = prepare(tp, version, overrides=overrides)
+    except FormDefinitionError as error:
+        raise channel.surface(error) from None
+    rendered = form.question(message)
+    key = _claim_key(run, form.spec, key)
+    return Asked(form, WireQuestion(key, rendered.digest, rendered.params, timeout))
 
 
 def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
     """The question's key: ``key`` checked, or the next default for this form."""
     if key is None:
-        slug = _SLUGS.get(spec.name) or _slug(spec.name)
+        slug = _SLUGS.get(spec.name) or _SLUGS.put(spec.name, _slug(spec.name))
         number = run.defaults.get(slug, 0) + 1
         run.defaults[slug] = number
         key = f"{slug}#{number}"  # '#' is not allowed in explicit keys: no collision
@@ -441,60 +427,23 @@ def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
 def _slug(name: str) -> str:
     """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
     snake = _CAMEL.sub("_", name).lower()
-    slug = _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
-    if len(_SLUGS) >= _MAX_SLUGS:  # form names made per call must not grow it for ever
-        _SLUGS.clear()
-    _SLUGS[name] = slug
-    return slug
+    return _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
 
 
-_SLUGS: dict[str, str] = {}  # form name -> slug
-_MAX_SLUGS = 1024
+# Form name -> slug; bounded, since form types made per call may each have a new name.
+_SLUGS: Lru[str, str] = Lru(1024)
 
 
 _KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 
-# Rendered questions kept per form type (on its `CompiledForm`, so they die with the type):
-# the same every round, so built once. Bounded: messages are often f-strings.
-_MAX_CACHED_QUESTIONS = 64
-
-
-def _question(
-    spec: FormSpec,
-    tp: Any,
-    message: str | None,
-    version: ProtocolVersion,
-    *,
-    overrides: Overrides | None = None,
-    cache: dict[tuple[str, str | None], tuple[dict[str, Any], str]] | None = None,
-) -> tuple[dict[str, Any], str]:
-    if cache is None:
-        cache = compiled_form(tp).questions
-    try:
-        return cache[version, message]
-    except KeyError:
-        pass
-    params = _request_params(spec, tp, message, version, overrides)
-    built = params, question_digest(params)
-    if len(cache) >= _MAX_CACHED_QUESTIONS:
-        cache.clear()
-    cache[version, message] = built
-    return built
-
 
 def _replayed(
-    replay: Replay,
-    tp: Any,
-    *,
-    spec: FormSpec,
-    version: ProtocolVersion,
-    question: WireQuestion,
-    channel: Channel,
-    overrides: Overrides | None = None,
+    replay: Replay, form: PreparedForm, question: WireQuestion, channel: Channel
 ) -> ElicitResultTyped[Any] | None:
     """The answer to ``question`` from the state or the client's retry, or ``None``."""
+    spec = form.spec
     carried = replay.carried(question.key, question.digest)
     if carried is not None and carried.action == "invalid":
         # The same failure as in the round the answer came in, so a tool that catches it
@@ -514,7 +463,7 @@ def _replayed(
                     if value is not None
                 },
             }
-        return _typed_result(tp, spec, raw, version, channel, overrides=overrides)
+        return _typed_result(form, raw, channel)
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
@@ -524,10 +473,10 @@ def _replayed(
         replay.keep(question.key, Carried(question.digest, "timeout"))
         raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
     try:
-        result = _typed_result(tp, spec, raw_answer, version, channel, overrides=overrides)
+        result = _typed_result(form, raw_answer, channel)
     except InvalidContent as error:
         problems = [[problem.field, problem.message] for problem in error.errors]
-        kept = kept_values(spec, raw_answer.get("content"), error.errors, version)
+        kept = kept_values(spec, raw_answer.get("content"), error.errors, form.protocol)
         replay.keep(question.key, Carried(question.digest, "invalid", problems, kept))
         raise
     # Only now, checked, does the answer join the state: its validated wire values only.
@@ -540,40 +489,10 @@ def _replayed(
     return result
 
 
-def _request_params(
-    spec: FormSpec,
-    tp: Any,
-    message: str | None,
-    version: ProtocolVersion,
-    overrides: Overrides | None = None,
-) -> dict[str, Any]:
-    # A message may quote a tool argument, which may hold a lone surrogate: made sendable
-    # here, before the question's key is computed from it (and on every round alike).
-    text = sendable_text(message or spec.message or _default_message(spec))
-    params: dict[str, Any] = {
-        "message": text,
-        "requestedSchema": requested_schema(tp, protocol=version, overrides=overrides),
-    }
-    if version != FIRST_PROTOCOL:  # `mode` arrived with URL mode in 2025-11-25
-        params = {"mode": "form", **params}
-    return params
-
-
-def _default_message(spec: FormSpec) -> str:
-    if spec.shape is Shape.SCALAR:
-        return f"Please answer: {spec.fields[0].title}."
-    return f"Please fill in: {humanise(spec.name)}."
-
-
 def _typed_result(
-    tp: Any,
-    spec: FormSpec,
-    raw: Mapping[str, Any],
-    version: str,
-    channel: Channel,
-    *,
-    overrides: Overrides | None = None,
+    form: PreparedForm, raw: Mapping[str, Any], channel: Channel
 ) -> ElicitResultTyped[Any]:
+    spec = form.spec
     action = raw.get("action")
     if action not in _ACTIONS:
         raise channel.surface(
@@ -583,13 +502,11 @@ def _typed_result(
             )
         )
     if action != "accept":
-        return ElicitResultTyped(action, None, _surface=channel.surface)
+        return ElicitResultTyped(action, None)
     content = raw.get("content")
     try:
         # Some clients accept with no content at all; every required field then says so.
-        value = parse_content(
-            tp, {} if content is None else content, protocol=version, overrides=overrides
-        )
+        value = form.decode({} if content is None else content)
     except InvalidContent as error:
         raise channel.surface(error) from None
-    return ElicitResultTyped("accept", value, _surface=channel.surface)
+    return ElicitResultTyped("accept", value)

@@ -111,3 +111,17 @@ def outside_a_call(function: str) -> str:
         "there is no client to ask. Call elicitkit.install(server) once after creating the "
         f"server, and call {function} only inside its tools."
     )
+
+
+def surfaced(error: ElicitError | FormDefinitionError) -> BaseException:
+    """The exception to raise for ``error``: inside a call, one whose text reaches the client.
+
+    SDKs show the model an unexpected exception as a bare "Error executing tool NAME"; the
+    call's channel turns the error into one whose text they pass on (still of its own
+    class). Outside a call the error is raised as it is.
+    """
+    try:
+        run = current_run.get()
+    except LookupError:
+        return error
+    return run.channel.surface(error)

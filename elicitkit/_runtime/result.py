@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
+from elicitkit._runtime.context import surfaced
 from elicitkit.errors import ElicitationCancelled, ElicitationDeclined, ElicitError
 
 T = TypeVar("T")
@@ -35,11 +35,6 @@ class ElicitResultTyped(Generic[T]):
 
     action: Action
     content: T | None = None
-    # Set by ask(): how the SDK integration raises an error so that, uncaught, the model
-    # reads its message. Not part of the value (no repr, no equality, no match).
-    _surface: Callable[[ElicitError], BaseException] | None = field(
-        default=None, kw_only=True, repr=False, compare=False
-    )
 
     def is_accepted(self) -> bool:
         """Tell whether the user submitted the form."""
@@ -68,5 +63,7 @@ class ElicitResultTyped(Generic[T]):
             )
         return cast("T", self.content)  # accepted: the content is the answer
 
-    def _raised(self, error: ElicitError) -> BaseException:
-        return error if self._surface is None else self._surface(error)
+    @staticmethod
+    def _raised(error: ElicitError) -> BaseException:
+        # Uncaught inside a call, the error must reach the client with its message.
+        return surfaced(error)

@@ -21,8 +21,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, Protocol
 from urllib.parse import urlsplit
 
+from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
-from elicitkit._replay.state import Carried, Replay, WireQuestion, question_digest
+from elicitkit._replay.state import Carried, Replay, WireQuestion
 from elicitkit._runtime.asking import need_input
 from elicitkit._runtime.context import ToolRun, current_run, outside_a_call
 from elicitkit._runtime.question_log import log_question
@@ -222,9 +223,9 @@ async def ask_url(
     action = raw.get("action")
     _log(run, "url", str(action), time.monotonic() - started)  # never the id: it is a secret
     if action == "accept":
-        return ElicitResultTyped("accept", eid, _surface=channel.surface)
+        return ElicitResultTyped("accept", eid)
     if action in ("decline", "cancel"):
-        return ElicitResultTyped(action, None, _surface=channel.surface)
+        return ElicitResultTyped(action, None)
     raise channel.surface(
         ElicitError(
             f"The client's answer to the URL request is not an elicitation result: its action "
@@ -322,9 +323,9 @@ async def _asked_by_replay(
         asked_at = replay.asked_at
         _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
     if carried.action == "accept":
-        return ElicitResultTyped("accept", cid, _surface=channel.surface)
+        return ElicitResultTyped("accept", cid)
     action: Action = "decline" if carried.action == "decline" else "cancel"
-    return ElicitResultTyped(action, None, _surface=channel.surface)
+    return ElicitResultTyped(action, None)
 
 
 def _url_question(

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from elicitkit import requested_schema
 from elicitkit._client.facts import KNOWN_CLIENTS, ClientProfile
 from elicitkit._client.spec_keys import unknown_key
 from elicitkit._client.untouched import filled_when_untouched
-from elicitkit._compiler.compiled_forms import form_spec, requested_schema
+from elicitkit._compiler.compiled_forms import form_spec
 from elicitkit._compiler.form_spec import MISSING, FormSpec, Kind
 from elicitkit.cli.form_loader import FoundForm
 from elicitkit.errors import FormDefinitionError

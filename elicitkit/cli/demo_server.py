@@ -12,7 +12,7 @@ from typing import Annotated
 from annotated_types import MaxLen, MinLen
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit._compiler.compiled_forms import form
+from elicitkit import form
 from elicitkit._compiler.markers import FormField
 from elicitkit._runtime.asking import ask
 from elicitkit.integrations import install

@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _schema(target: str, protocol: str) -> int:
-    from elicitkit._compiler.compiled_forms import requested_schema  # noqa: PLC0415
+    from elicitkit import requested_schema  # noqa: PLC0415
     from elicitkit.cli.form_loader import LoadError, load_module, named, split_target  # noqa: PLC0415
     from elicitkit.errors import FormDefinitionError  # noqa: PLC0415
 

@@ -9,7 +9,7 @@ from typing import Any, Literal, cast
 
 import anyio
 
-from elicitkit._compiler.compiled_forms import requested_schema
+from elicitkit import requested_schema
 
 Action = Literal["accept", "decline", "cancel"]
 
