@@ -3,21 +3,27 @@
 pydantic ``Field``, ``annotated_types`` bounds and lengths, msgspec ``Meta``,
 ``typing_extensions.Doc`` and elicitkit's own `FormField` (which wins) all fold into one
 `FieldSettings`; the checks in `field_checks` then read that one record.
+
+msgspec is recognised without being imported: ``import elicitkit`` must not pay for a
+library only some authors use, and a ``msgspec.Meta`` can only exist once msgspec is loaded.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import annotated_types
-import msgspec
 from pydantic.fields import FieldInfo as PydanticFieldInfo
 from typing_extensions import Doc
 
 from elicitkit._compiler.form_spec import MISSING, LabelStyle, StringFormat, TitleStyle
 from elicitkit._compiler.markers import FormField
+
+if TYPE_CHECKING:
+    import msgspec
 
 
 @dataclass
@@ -51,7 +57,7 @@ class FieldSettings:
             self.description = item.description or self.description
             for inner in item.metadata:
                 self.read(inner)
-        elif isinstance(item, msgspec.Meta):
+        elif _is_msgspec_meta(item):
             self._read_msgspec(item)
         elif isinstance(item, Doc):
             self.description = item.documentation
@@ -97,3 +103,9 @@ class FieldSettings:
             self.title_style = own.title_style or self.title_style
             self.required = own.required if own.required is not None else self.required
             self.prefill = own.prefill if own.prefill is not MISSING else self.prefill
+
+
+def _is_msgspec_meta(item: object) -> TypeGuard[msgspec.Meta]:
+    # Not imported here: if msgspec was never imported, nothing can be a Meta.
+    msgspec_module = sys.modules.get("msgspec")
+    return msgspec_module is not None and isinstance(item, msgspec_module.Meta)

@@ -1,11 +1,13 @@
-"""Names: identifiers to titles, types to the names their authors wrote."""
+"""Names: identifiers to titles, and the credential words a name may hold.
+
+Naming a type for messages (`type_hints.type_name`) reads type arguments, so it lives with
+the rest of the annotation reading.
+"""
 
 from __future__ import annotations
 
 import re
-import typing
 from collections.abc import Iterable
-from typing import Any
 
 from elicitkit._compiler.form_spec import TitleStyle
 from elicitkit._compiler.secret_names import find_secret
@@ -26,17 +28,6 @@ def humanise(name: str) -> str:
         return name
     text = " ".join(words)
     return text[0].upper() + text[1:]
-
-
-def type_name(tp: Any) -> str:
-    """Name a type the way its author wrote it, for messages."""
-    if isinstance(tp, type) and not typing.get_args(tp):
-        # Outer.Inner stays qualified; a class defined in a function loses the noise.
-        return tp.__qualname__.rsplit("<locals>.", 1)[-1]
-    text = repr(tp)
-    for prefix in ("typing_extensions.", "typing.", "datetime.", "decimal.", "annotated_types."):
-        text = text.replace(prefix, "")
-    return re.sub(r"<class '(?:[\w.]+\.)?([\w]+)'>", r"\1", text)
 
 
 def quoted(items: Iterable[object]) -> str:

@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from typing import Any, Final
 
 from elicitkit._compiler.form_spec import MISSING, FieldSpec, FormSpec, Group
-from elicitkit._compiler.names import type_name
+from elicitkit._compiler.type_hints import type_name
 from elicitkit.errors import FormDefinitionError
 
 MAX_NESTING_DEPTH: Final = 3

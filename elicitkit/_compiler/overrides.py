@@ -27,6 +27,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from elicitkit._compiler.choices import choice_settings
 from elicitkit._compiler.decode import (
     Builder,
     Decoder,
@@ -37,7 +38,6 @@ from elicitkit._compiler.decode import (
     result_builder,
 )
 from elicitkit._compiler.form_spec import MISSING, Choice, FieldSpec, FormSpec, Kind
-from elicitkit._compiler.introspect import choice_settings
 from elicitkit._compiler.prefill import wire_default
 from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_field

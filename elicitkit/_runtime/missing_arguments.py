@@ -16,15 +16,15 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar, cast, overload
 
 from elicitkit._compiler.compiled_forms import form_spec
-from elicitkit._compiler.introspect import (
+from elicitkit._compiler.field_sources import parameter_default
+from elicitkit._compiler.markers import FormField
+from elicitkit._compiler.names import humanise
+from elicitkit._compiler.type_hints import (
     accepts_none,
     admitting_text,
-    parameter_default,
     parameter_hints,
     value_type,
 )
-from elicitkit._compiler.markers import FormField
-from elicitkit._compiler.names import humanise
 from elicitkit._runtime.asking import ask
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit.errors import ElicitationUnsupported, FormDefinitionError
