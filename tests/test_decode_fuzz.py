@@ -3,8 +3,8 @@
 (a) Whatever a client sends, `parse_content` returns a value or raises `InvalidContent`,
     never anything else; every `FieldError` names a wire key of the form (or None) and
     says what is wrong in a sentence.
-(b) The generated fast path and the reference field-by-field decoder agree on every input:
-    the same value, or the same list of errors.
+(b) Every field given every odd value (wrong JSON kinds, bounds, unknown options, bad
+    dates, emails, links, surrogates, huge integers) does the same.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from typing_extensions import NotRequired, TypedDict
 import elicitkit
 from elicitkit import InvalidContent, parse_content, requested_schema
 from elicitkit._compiler.compiled_forms import form_spec
-from elicitkit._compiler.decode import build_decoder
 from elicitkit._compiler.form_spec import Shape
 
 SETTINGS = settings(max_examples=40, deadline=None, database=None)
@@ -378,13 +377,6 @@ def _picture(value: Any) -> Any:
     return (type(value), value)
 
 
-def _outcome(decode: Any, content: Any) -> tuple[str, Any]:
-    try:
-        return ("value", _picture(decode(content)))
-    except InvalidContent as problem:
-        return ("errors", (problem.errors, str(problem), problem.args))
-
-
 def _returns_or_raises_invalid_content(tp: Any, content: Any) -> str:
     """Decode; anything but a value of the form's type or a well-formed InvalidContent fails."""
     try:
@@ -431,16 +423,6 @@ def test_parse_content_returns_or_raises_invalid_content(name: str, data: st.Dat
     event(_returns_or_raises_invalid_content(tp, content))
 
 
-@pytest.mark.parametrize("name", IDS, ids=IDS)
-@SETTINGS
-@given(data=st.data())
-def test_fast_path_agrees_with_reference_decoder(name: str, data: st.DataObject) -> None:
-    spec = form_spec(FORMS[name])
-    fast, reference = build_decoder(spec), build_decoder(spec, fast=False)
-    content = data.draw(contents(name), label="content")
-    assert _outcome(fast, content) == _outcome(reference, content)
-
-
 # Values every kind refuses or accepts in its own way: absent, blank, wrong JSON kinds,
 # out of bounds, unknown options, malformed dates, emails and links, non-finite numbers.
 ODD_VALUES: list[Any] = [
@@ -470,17 +452,15 @@ ODD_VALUES: list[Any] = [
 
 
 @pytest.mark.parametrize("name", IDS, ids=IDS)
-def test_collector_agrees_with_reference_decoder_field_by_field(name: str) -> None:
-    """Each field given each odd value, one at a time, then all at once: the fast path and
-    its collector give the reference decoder's value, or its errors, message and args."""
-    spec = form_spec(FORMS[name])
-    fast, reference = build_decoder(spec), build_decoder(spec, fast=False)
+def test_every_field_takes_every_odd_value_without_crashing(name: str) -> None:
+    """Each field given each odd value, one at a time, then all at once: a value, or an
+    `InvalidContent` whose errors name only fields of the form."""
     keys = _wire_keys(FORMS[name])
     for odd in ODD_VALUES:
         contents = [{**_baseline(name), key: odd} for key in keys]
         contents.append(dict.fromkeys(keys, odd))
         for content in contents:
-            assert _outcome(fast, content) == _outcome(reference, content), content
+            _returns_or_raises_invalid_content(FORMS[name], content)
 
 
 EVERY_KIND = _wire_keys(Everything)

@@ -45,8 +45,6 @@ from elicitkit import (
     parse_content,
     requested_schema,
 )
-from elicitkit._compiler.compiled_forms import form_spec
-from elicitkit._compiler.decode import build_decoder
 from elicitkit._compiler.wire_formats import ODD_CHARACTER
 from elicitkit.errors import FieldError
 from elicitkit.protocol import PROTOCOL_VERSIONS
@@ -774,22 +772,16 @@ def _round_trip(form: Form, data: st.DataObject) -> None:
         for field in form.fields
         if field.key in answer and not field.plan.accepts(answer[field.key])
     ]
-    reference = build_decoder(form_spec(form.tp), fast=False)
     event("answer at an exclusive float bound" if rejected else "answer accepted")
     if rejected:  # a float sent exactly at an exclusive bound, which the wire shows inclusive
         with pytest.raises(InvalidContent) as caught:
             parse_content(form.tp, answer, protocol=protocol)
         assert [error.field for error in caught.value.errors] == rejected
         assert all(error.message.endswith(".") for error in caught.value.errors)
-        with pytest.raises(InvalidContent) as again:
-            reference(answer)
-        assert again.value.errors == caught.value.errors
         return
 
     value = parse_content(form.tp, answer, protocol=protocol)
     assert _typed(form.attributes(value)) == _typed(_expected(form, answer))
-    # The fast path (parse_content's) and the reference decoder agree here too.
-    assert _typed(form.attributes(reference(answer))) == _typed(form.attributes(value))
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=SHAPES)

@@ -79,9 +79,9 @@ class CompiledForm:
         return prepared
 
     def current_decoder(self) -> Decoder:
-        """The form's decoder: the reference one first, the fast path from the third answer."""
+        """The form's decoder, made at its first use."""
         if self.decoder is None:
-            self.decoder = _fast_from_second_use(self)
+            self.decoder = build_decoder(self.spec)
         return self.decoder
 
 
@@ -187,26 +187,6 @@ def _check_decodable(compiled: CompiledForm, version: ProtocolVersion) -> None:
         # same error as here.
         render_schema(spec, version)
     compiled.decodable.add(version)
-
-
-def _fast_from_second_use(compiled: CompiledForm) -> Decoder:
-    """Decode a form's first answer with the reference decoder, later ones with the fast path.
-
-    Generating the fast path compiles Python source, about half a millisecond: a form type
-    built for one call would pay that for one answer. A form answered twice gets it.
-    """
-    spec = compiled.spec
-    checked = build_decoder(spec, fast=False)
-    answers = 0
-
-    def decode_counting(content: Any) -> Any:
-        nonlocal answers
-        answers += 1
-        if answers == 2:  # from the third answer on, the fast path serves every version
-            compiled.decoder = build_decoder(spec)
-        return checked(content)
-
-    return decode_counting
 
 
 def compile_form_class(cls: type, message: str | None) -> None:

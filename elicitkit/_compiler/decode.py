@@ -5,18 +5,15 @@ Decimal, set of choices...) or returns a `_Problem` saying why not. A decoder ru
 checker, collects every problem as a `FieldError`, and only then builds the author's type,
 so pydantic validators run last and their failures land in the same list.
 
-A form answered more than once gets three decoders in a chain: the generated fast path for
-valid answers, which gives up at the first doubt; the generated collector (the reference
-decoder's loop unrolled), which finds every problem; and the reference decoder itself, the
-plain loop the other two must agree with (tests compare them), which decodes a form's first
-answer and per-call overrides.
+One plain loop over the fields serves every answer, valid or not. (A generated
+straight-line fast path and an unrolled error collector once stood in front of it: they
+saved about 2 µs of a round trip that costs about 550 µs of CPU, under 0.5 %, and were
+retired; see benchmarks/README.md.)
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import inspect
-import keyword
 import math
 import reprlib
 from collections.abc import Callable, Sequence
@@ -93,7 +90,6 @@ Builder = Callable[[dict[str, Any]], Any]
 def build_decoder(
     spec: FormSpec,
     *,
-    fast: bool = True,
     plan: Sequence[PlanEntry] | None = None,
     build: Builder | None = None,
 ) -> Decoder:
@@ -101,8 +97,6 @@ def build_decoder(
 
     Args:
         spec: The form.
-        fast: Put a generated straight-line fast path in front of the field-by-field
-            decoder (see `_fast_path`). Both give the same results; tests compare them.
         plan: Each field's `field_plan`, in form order, and ``build``, the form's
             `result_builder`, when the caller has them already: per-call overrides reuse
             those of the compiled form for what they leave alone.
@@ -111,14 +105,7 @@ def build_decoder(
     if any(field.groups for field in spec.fields):
         # Nested forms: the flat fields decoded into a dict, then the instances built.
         return _nested_decoder(spec, _checked_decoder(spec, build=dict, plan=plan))
-    checked = _checked_decoder(spec, build=build, plan=plan)
-    if not fast:
-        return checked
-    if plan is not None:  # the caller's checks, which the fast path would not follow
-        return checked
-    plan = [field_plan(spec, field) for field in spec.fields]
-    result = build or _builder(spec)
-    return _fast_path(spec, lambda: _collector(spec.name, plan, result, checked, spec.fields))
+    return _checked_decoder(spec, build=build, plan=plan)
 
 
 def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
@@ -176,318 +163,6 @@ def _checked_decoder(
 
     return decode
 
-
-def _collector(
-    name: str,
-    plan: Sequence[PlanEntry],
-    build: Builder,
-    checked: Decoder,
-    fields: Sequence[FieldSpec],
-) -> Decoder:
-    """Generate the reference decoder's loop unrolled, for answers the fast path doubts.
-
-    The same plan (made from ``fields``), the same steps in the same order, so the same
-    values and the same errors (tests compare it with the reference decoder); without the
-    loop's tuple unpacking and per-field lookups, and with the simple kinds' valid values
-    accepted inline rather than through their checker (see `_accepted_inline`). Content
-    that is not an object goes to the reference decoder itself.
-    """
-    namespace: dict[str, Any] = {
-        "checked": checked,
-        "build": build,
-        "Problem": _Problem,
-        "error": field_error,
-        "InvalidContent": InvalidContent,
-        "NAME": name,
-        "has_surrogate": has_surrogate,
-        "LIMIT": _DIGITS_LIMIT,
-    }
-    lines = [
-        "def collect(content):",
-        "    if content.__class__ is not dict:",
-        "        return checked(content)",
-        "    get = content.get",
-        "    values = {}",
-        "    errors = []",
-    ]
-    for index, (key, attr, check, required, blank_is_absent, absent) in enumerate(plan):
-        namespace[f"K{index}"] = check
-        value = f"v{index}"
-        inline = _accepted_inline(fields[index], index, value)
-        blank = f" or {value} == ''" if blank_is_absent else ""
-        lines += [f"    {value} = get({key!r})", f"    if {value} is None{blank}:"]
-        if required:
-            lines.append(f"        errors.append(error({key!r}, 'This field is required.'))")
-        elif absent is _OMIT:
-            lines.append("        pass  # left out: the type applies its own default")
-        elif callable(absent):
-            namespace[f"F{index}"] = absent
-            lines.append(f"        values[{attr!r}] = F{index}()")
-        else:
-            namespace[f"D{index}"] = absent[0]
-            lines.append(f"        values[{attr!r}] = D{index}")
-        if inline is not None:
-            namespace[f"L{index}"] = {choice.wire: choice.value for choice in fields[index].choices}
-            test, result = inline
-            lines += [f"    elif {test}:", f"        values[{attr!r}] = {result}"]
-        lines += [
-            "    else:",
-            f"        {value} = K{index}({value})",
-            f"        if {value}.__class__ is Problem:",
-            f"            errors.append(error({key!r}, str({value})))",
-            "        else:",
-            f"            values[{attr!r}] = {value}",
-        ]
-    lines += [
-        "    if errors:",
-        "        raise InvalidContent(NAME, errors)",
-        "    return build(values)",
-    ]
-    exec("\n".join(lines), namespace)
-    collect: Decoder = namespace["collect"]
-    return collect
-
-
-def _fast_path(spec: FormSpec, make_slow: Callable[[], Decoder]) -> Decoder:
-    """Generate a straight-line decoder for answers that are valid, as most are.
-
-    Python spends most of a per-field loop on the loop itself: calls, tuple unpacking,
-    dictionary stores. The generated function instead checks each field inline (the
-    simple kinds) or through its checker (the rest) and builds the result with one call.
-    At the first doubt it hands the whole content to the collector, which alone decides
-    what is wrong and says so: the fast path never produces an error itself. The collector
-    is generated by ``make_slow`` at the first doubt (generating code costs about as much as
-    the fast path's own), so a form that only ever gets valid answers never pays for it.
-    """
-    shape = spec.shape
-    by_keyword = shape in (Shape.DATACLASS, Shape.STRUCT)
-    if by_keyword and not all(
-        field.attr.isidentifier() and not keyword.iskeyword(field.attr) for field in spec.fields
-    ):
-        return make_slow()
-    positional = _positional_count(spec)
-
-    def first_doubt(content: Any) -> Any:
-        slow = namespace["slow"] = make_slow()  # what the generated code calls from now on
-        return slow(content)
-
-    namespace: dict[str, Any] = {
-        "slow": first_doubt,
-        "MISSING": MISSING,
-        "Problem": _Problem,
-        "build": _builder(spec),
-        "T": spec.tp,
-        "is_date_shaped": DATE_SHAPE.fullmatch,
-        "has_surrogate": has_surrogate,
-        "fromisoformat": dt.date.fromisoformat,
-        "LIMIT": _DIGITS_LIMIT,
-    }
-    lines = [
-        "def decode(content):",
-        "    if content.__class__ is not dict:",
-        "        return slow(content)",
-        "    get = content.get",
-    ]
-    if not by_keyword:
-        lines.append("    out = {}")
-    results: list[str] = []
-    for index, field in enumerate(spec.fields):
-        value, result = f"v{index}", f"a{index}"
-        namespace[f"K{index}"] = _checker(field)
-        namespace[f"L{index}"] = {choice.wire: choice.value for choice in field.choices}
-        absent = _absent(spec, field)
-        lines.append(f"    {value} = get({field.key!r})")
-        if field.required:
-            # No separate test for absence: None fails every kind's check below, and the
-            # reference decoder then says the field is required.
-            lines.extend("    " + line for line in _inline_check(field, index, value, result))
-            store = "    "
-        else:
-            blank = f" or {value} == ''" if _blank_is_absent(field) else ""
-            lines.append(f"    if {value} is None{blank}:")
-            if absent is _OMIT:
-                lines.append("        pass  # left out: the type applies its own default")
-            elif callable(absent):
-                namespace[f"F{index}"] = absent
-                lines.append(f"        {result} = F{index}()")
-            else:
-                namespace[f"D{index}"] = absent[0]
-                lines.append(f"        {result} = D{index}")
-            lines.append("    else:")
-            lines.extend("        " + line for line in _inline_check(field, index, value, result))
-            store = "        " if absent is _OMIT else "    "
-        if by_keyword:
-            results.append(result if index < positional else f"{field.attr}={result}")
-        else:
-            lines.append(f"{store}out[{field.attr!r}] = {result}")
-    if by_keyword:
-        lines += [
-            "    try:",
-            f"        return T({', '.join(results)})",
-            "    except ValueError:",
-            "        return slow(content)  # it collects the constructor's errors",
-        ]
-    else:
-        lines.append("    return build(out)")
-    exec("\n".join(lines), namespace)
-    decoder: Decoder = namespace["decode"]
-    return decoder
-
-
-def _accepted_inline(field: FieldSpec, index: int, value: str) -> tuple[str, str] | None:
-    """A test that holds only for values the field's checker accepts, and what it returns.
-
-    For the simple kinds, whose checker returns the value itself (a choice: its option's
-    value from ``L{index}``); ``None`` for the rest, which always go through the checker.
-    ``value`` is known not to be ``None`` here.
-    """
-    kind = field.kind
-    if kind is Kind.BOOLEAN:
-        return f"{value}.__class__ is bool", value
-    if kind is Kind.CHOICE:
-        return f"{value}.__class__ is str and {value} in L{index}", f"L{index}[{value}]"
-    if field.convert is not None:
-        return None
-    if kind is Kind.TEXT and field.format is None and field.pattern is None:
-        low, high = field.min_length, field.max_length
-        # isascii() is a flag check in CPython: the scan is made only for non-ASCII text.
-        test = f"{value}.__class__ is str and ({value}.isascii() or not has_surrogate({value}))"
-        if low is not None:
-            test += f" and len({value}) >= {low}"
-        if high is not None:
-            test += f" and len({value}) <= {high}"
-        return test, value
-    if (
-        kind in (Kind.INTEGER, Kind.NUMBER)
-        and field.exclusive_minimum is None
-        and field.exclusive_maximum is None
-    ):
-        if kind is Kind.INTEGER:
-            test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
-        else:  # `x - x == 0` is false exactly for NaN and the infinities
-            test = f"{value}.__class__ is float and {value} - {value} == 0"
-        if field.minimum is not None:
-            test += f" and {value} >= {field.minimum!r}"
-        if field.maximum is not None:
-            test += f" and {value} <= {field.maximum!r}"
-        return test, value
-    return None
-
-
-def _positional_count(spec: FormSpec) -> int:
-    """How many leading fields the constructor takes by position.
-
-    A generated dataclass ``__init__`` is about three times faster called positionally
-    than by keyword on CPython 3.11. Only done where the constructor's signature names
-    exactly the form's fields in the form's order (a hand-written ``__init__`` may not).
-    """
-    if spec.shape is not Shape.DATACLASS:
-        return 0
-    try:
-        parameters = list(inspect.signature(spec.tp.__init__).parameters.values())[1:]
-    except (TypeError, ValueError):
-        return 0
-    count = 0
-    for parameter, field in zip(parameters, spec.fields, strict=False):
-        if parameter.kind is not parameter.POSITIONAL_OR_KEYWORD or parameter.name != field.attr:
-            break
-        count += 1
-    named = [parameter.name for parameter in parameters]
-    return count if sorted(named) == sorted(field.attr for field in spec.fields) else 0
-
-
-def _inline_check(field: FieldSpec, index: int, value: str, result: str) -> list[str]:
-    """Lines that set ``result`` from ``value`` or return ``slow(content)``."""
-    kind = field.kind
-    if kind is Kind.BOOLEAN:
-        return [
-            f"if {value}.__class__ is not bool:",
-            "    return slow(content)",
-            f"{result} = {value}",
-        ]
-    if (
-        kind is Kind.TEXT
-        and field.format is None
-        and field.pattern is None
-        and field.convert is None
-    ):
-        low, high = field.min_length, field.max_length
-        # isascii() is a flag check in CPython: the call is made only for non-ASCII text.
-        test = f"{value}.__class__ is not str or not {value}.isascii() and has_surrogate({value})"
-        if low is not None and high is not None:
-            test += f" or not {low} <= len({value}) <= {high}"
-        elif low is not None:
-            test += f" or len({value}) < {low}"
-        elif high is not None:
-            test += f" or len({value}) > {high}"
-        return [f"if {test}:", "    return slow(content)", f"{result} = {value}"]
-    if kind is Kind.INTEGER:
-        test = f"{value}.__class__ is int and -LIMIT < {value} < LIMIT"
-        if field.minimum is not None:
-            test += f" and {value} >= {field.minimum!r}"
-        if field.maximum is not None:
-            test += f" and {value} <= {field.maximum!r}"
-        # Anything else (a whole number sent as 3.0, a bound crossed) takes the checker.
-        return [
-            f"if {test}:",
-            f"    {result} = {value}",
-            "else:",
-            *_via_checker(index, value, result, indent="    "),
-        ]
-    if (
-        kind is Kind.NUMBER
-        and field.convert is None
-        and field.exclusive_minimum is None
-        and field.exclusive_maximum is None
-    ):
-        # `x - x == 0` is false exactly for NaN and the infinities.
-        test = f"{value}.__class__ is float and {value} - {value} == 0"
-        if field.minimum is not None:
-            test += f" and {value} >= {field.minimum!r}"
-        if field.maximum is not None:
-            test += f" and {value} <= {field.maximum!r}"
-        return [
-            f"if {test}:",
-            f"    {result} = {value}",
-            "else:",
-            *_via_checker(index, value, result, indent="    "),
-        ]
-    if (
-        kind is Kind.TEXT
-        and field.convert is parse_date
-        and field.min_length is None
-        and field.max_length is None
-        and field.pattern is None
-    ):
-        return [
-            f"if {value}.__class__ is not str or is_date_shaped({value}) is None:",
-            "    return slow(content)",
-            "try:",
-            f"    {result} = fromisoformat({value})",
-            "except ValueError:",
-            "    return slow(content)",
-        ]
-    if kind is Kind.CHOICE:
-        return [
-            f"{result} = L{index}.get({value}, MISSING) if {value}.__class__ is str else MISSING",
-            f"if {result} is MISSING:",
-            "    return slow(content)",
-        ]
-    return _via_checker(index, value, result)
-
-
-def _via_checker(index: int, value: str, result: str, indent: str = "") -> list[str]:
-    lines = [
-        f"{result} = K{index}({value})",
-        f"if {result}.__class__ is Problem:",
-        "    return slow(content)",
-    ]
-    return [indent + line for line in lines]
-
-
-# --------------------------------------------------------------------------------------
-# Absent fields
-# --------------------------------------------------------------------------------------
 
 _OMIT: Any = object()  # leave the key out: the type applies its own default
 

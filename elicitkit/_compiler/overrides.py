@@ -147,7 +147,7 @@ class OverriddenForm:
                 field_plan(self.spec, spec_field) if spec_field.name in redecoded else entry
                 for spec_field, entry in zip(self.spec.fields, self.base.plan, strict=True)
             ]
-            self._decoder = build_decoder(self.spec, fast=False, plan=plan, build=self.base.build)
+            self._decoder = build_decoder(self.spec, plan=plan, build=self.base.build)
         return self._decoder
 
 

@@ -65,8 +65,8 @@ class PreparedForm:
     legacy_enum_names: bool
     schema: dict[str, Any]
     current_decoder: Callable[[], Decoder]
-    """Returns the decoder in use (the compiled form swaps in its fast path, see
-    `compiled_forms`)."""
+    """Returns the form's decoder (made at its first answer: a form type built for a call
+    that is never answered never pays for one)."""
     _questions: Lru[str | None, RenderedQuestion] = field(
         default_factory=lambda: Lru[str | None, RenderedQuestion](MAX_MESSAGES)
     )
