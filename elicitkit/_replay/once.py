@@ -169,4 +169,3 @@ def replayed(record: str, outcomes: Outcomes[R]) -> R:
         outcomes.raise_error(fields["e"])
     kind = fields.get("m")
     return outcomes.load(kind if isinstance(kind, str) else None, fields["r"])
-

@@ -217,6 +217,8 @@ _RESULT_TYPES: dict[str, type[BaseModel]] = {
     "prompts/get": types.GetPromptResult,
     "resources/read": types.ReadResourceResult,
 }
+
+
 class ElicitkitMiddleware:
     """Runs tool, prompt and resource handlers with elicitkit's per-call state.
 
