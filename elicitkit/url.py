@@ -4,15 +4,16 @@
 call until a page is done; the page's server side calls `complete_url` when the user has
 finished there. On the 2025 eras the completion is routed to the session that asked: within
 one process by `LocalCompletions` (the default), across processes by `RedisCompletions`
-(``pip install "elicitkit[redis]"``).
+(``pip install "elicitkit[redis]"``). Each server has its router
+(``install(server, completions=...)``); `complete_url` finds the one that holds the id.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from elicitkit._runtime.context import CompletionRouter
 from elicitkit._runtime.url_mode import (
-    CompletionRouter,
     LocalCompletions,
     ask_url,
     complete_url,

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from mcp.server.mcpserver import MCPServer
-from mcp.server.request_state import RequestStateBoundary
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 import elicitkit._runtime.url_mode
 from elicitkit import install
+from elicitkit.integrations._sdk_private import state_security
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import MemoryStore, RedisStore
 from elicitkit.url import LocalCompletions, RedisCompletions, use_completions
@@ -29,9 +31,15 @@ def _middleware(server: MCPServer) -> ElicitkitMiddleware:
     return next(m for m in server.middleware if isinstance(m, ElicitkitMiddleware))
 
 
-def _security(server: MCPServer) -> object:
-    boundary = next(m for m in server.middleware if isinstance(m, RequestStateBoundary))
-    return boundary._security  # pyright: ignore[reportPrivateUsage]
+def _boundary(server: MCPServer) -> RequestStateBoundary:
+    (boundary,) = (m for m in server.middleware if isinstance(m, RequestStateBoundary))
+    return boundary
+
+
+def _security(server: MCPServer) -> Any:
+    security = state_security(_boundary(server))
+    assert security is not None
+    return security
 
 
 def test_without_variables_the_store_is_in_memory_and_the_key_is_the_servers(
@@ -40,10 +48,10 @@ def test_without_variables_the_store_is_in_memory_and_the_key_is_the_servers(
     monkeypatch.delenv("MCP_REQUEST_STATE_KEY", raising=False)
     monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
     server = MCPServer("plain")
-    before = _security(server)
+    before = _boundary(server)
     install(server)
     assert isinstance(_middleware(server).store, MemoryStore)
-    assert _security(server) is before
+    assert _boundary(server) is before
 
 
 def test_the_variables_choose_the_sealing_key_and_a_redis_store(
@@ -51,28 +59,35 @@ def test_the_variables_choose_the_sealing_key_and_a_redis_store(
 ) -> None:
     monkeypatch.setenv("MCP_REQUEST_STATE_KEY", KEY)
     monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
-    one, two = MCPServer("shared"), MCPServer("shared")
+    one, two = (
+        MCPServer("shared", request_state_security=RequestStateSecurity.ephemeral(ttl=30.0))
+        for _ in range(2)
+    )
     install(one)
     install(two)
     assert isinstance(_middleware(one).store, RedisStore)
     # Both servers now seal with the one key: a state minted by one opens in the other.
-    sealed = _security(one).codec.seal(b"payload")  # type: ignore[attr-defined]
-    assert _security(two).codec.unseal(sealed) == b"payload"  # type: ignore[attr-defined]
+    sealed = _security(one).codec.seal(b"payload")
+    assert _security(two).codec.unseal(sealed) == b"payload"
+    assert _security(one).ttl == 30.0  # the server's own policy is kept
+    assert _middleware(one).keep == 90.0
 
 
-def _router() -> object:
-    return elicitkit._runtime.url_mode._router[0]  # pyright: ignore[reportPrivateUsage]
+def _router(server: MCPServer) -> object:
+    """The router ``server``'s calls register with (``None``: the process default's)."""
+    return _middleware(server).router
 
 
 def test_the_redis_variable_routes_url_completions_through_redis(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
-    install(MCPServer("local"))
-    assert isinstance(_router(), LocalCompletions)
+    local = install(MCPServer("local"))
+    assert _router(local) is None  # the process default, a LocalCompletions
     monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
-    install(MCPServer("shared"))
-    assert isinstance(_router(), RedisCompletions)
+    shared = install(MCPServer("shared"))
+    assert isinstance(_router(shared), RedisCompletions)
+    assert _router(local) is None  # installing the second server did not reroute the first
 
 
 def test_a_chosen_completion_router_wins_over_the_variable(
@@ -81,8 +96,10 @@ def test_a_chosen_completion_router_wins_over_the_variable(
     monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
     chosen = LocalCompletions()
     use_completions(chosen)
-    install(MCPServer("chosen"))
-    assert _router() is chosen
+    server = install(MCPServer("chosen"))
+    assert _router(server) is None  # the process default: chosen
+    own = LocalCompletions()
+    assert _router(install(MCPServer("own"), completions=own)) is own
 
 
 def test_an_explicit_store_wins_over_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,8 @@ from redis.asyncio import Redis
 
 import elicitkit
 from elicitkit import ask
-from elicitkit.integrations.mcp import BUSY, INTERRUPTED, ElicitkitMiddleware
+from elicitkit._replay.once import BUSY, INTERRUPTED
+from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import in_memory, tool_error
@@ -282,7 +283,7 @@ async def test_an_error_outcome_is_recorded_too(sdk: str, stores: StoreFactory) 
 async def test_a_round_that_waits_too_long_for_the_running_one_says_so(sdk: str) -> None:
     charges: list[str] = []
     shop = Shop(sdk, MemoryStore(), charges, pause=0.5)
-    shop.middleware.wait = 0.05
+    shop.middleware.once.wait = 0.05
     args = {"amount": 10}
     async with Client(shop.target, elicitation_callback=never_called) as client:
         k1, _, s1 = only_question(await retry(client, "pay", args))

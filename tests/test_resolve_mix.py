@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
 import mcp_types as types
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 
 import elicitkit
 from elicitkit import ask
+from elicitkit.integrations._sdk_private import tool_uses_resolve
 from tests.mrtr import accept, text_of
 
 pytestmark = pytest.mark.anyio
@@ -66,3 +68,74 @@ async def test_ask_beside_resolve_is_refused_with_both_named(
     assert transfers == []
     assert shown == ["Which account?", "How much?"]  # Resolve's one question, then plain's
     assert text_of(fine) == "5"
+
+
+def counting_get_tool(server: MCPServer) -> list[str]:
+    """Count ``get_tool`` calls on ``server``'s real tool manager (the SDK's own included)."""
+    manager: Any = server._tool_manager  # pyright: ignore[reportPrivateUsage]
+    real = manager.get_tool
+    calls: list[str] = []
+
+    def get_tool(name: str) -> Any:
+        calls.append(name)
+        return real(name)
+
+    manager.get_tool = get_tool
+    return calls
+
+
+def bank(*, installed: bool) -> MCPServer:
+    server = MCPServer("bank")
+
+    @server.tool()
+    async def balance() -> str:
+        return "42"
+
+    @server.tool()
+    async def amount() -> str:
+        answer = await ask(int, "How much?")
+        return f"{answer.content}"
+
+    return elicitkit.install(server) if installed else server
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
+async def test_a_tool_that_never_asks_never_reads_the_tool_manager(
+    mode: Literal["legacy", "auto"],
+) -> None:
+    """The Resolve check reads the SDK's private tool manager only when ask() runs."""
+    seen: dict[bool, list[str]] = {}
+    for installed in (False, True):
+        server = bank(installed=installed)
+        calls = seen[installed] = counting_get_tool(server)
+        async with Client(server, mode=mode) as client:
+            assert text_of(await client.call_tool("balance", {})) == "42"
+    assert seen[True] == seen[False]  # only the SDK's own look-ups, none of elicitkit's
+
+    server = bank(installed=True)
+    calls = counting_get_tool(server)
+    async with Client(
+        server, mode=mode, elicitation_callback=lambda context, params: _five()
+    ) as client:
+        assert text_of(await client.call_tool("amount", {})) == "5"
+    assert calls.count("amount") > seen[True].count("balance")  # the first ask() looked
+
+
+async def _five() -> types.ElicitResult:
+    return accept(value=5)
+
+
+def test_the_resolve_check_says_no_refusal_when_the_sdk_moved_its_attributes() -> None:
+    """A renamed or missing private attribute degrades to "no refusal", never a crash."""
+    server = MCPServer("bank")
+
+    @server.tool()
+    async def transfer(account: Annotated[Account, Resolve(which_account)]) -> str:
+        return account.account
+
+    assert tool_uses_resolve(server, "transfer") is True  # today's SDK: found
+    assert tool_uses_resolve(server, "unknown") is False
+    assert tool_uses_resolve(object(), "transfer") is False  # no _tool_manager
+    assert tool_uses_resolve(SimpleNamespace(_tool_manager=object()), "transfer") is False
+    no_field = SimpleNamespace(get_tool=lambda name: object())  # a tool without the field
+    assert tool_uses_resolve(SimpleNamespace(_tool_manager=no_field), "transfer") is False

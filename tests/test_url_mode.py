@@ -16,15 +16,18 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from fastmcp import FastMCP
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
+from elicitkit import install
 from elicitkit.errors import ElicitationUnsupported
-from elicitkit.url import ask_url, complete_url, new_elicitation_id, require_url
+from elicitkit.url import LocalCompletions, ask_url, complete_url, new_elicitation_id, require_url
 from tests.loopback import serving
 from tests.sdks import in_memory, new_server
 
@@ -334,3 +337,67 @@ async def test_require_url_reaches_fastmcps_own_client_as_the_error(masked: bool
     [elicitation] = data["elicitations"]
     assert elicitation["url"] == "https://acme.example/login"
     assert elicitation["message"] == "Sign in to Acme first"
+
+
+def asking_server(sdk: str, name: str, router: LocalCompletions) -> Any:
+    """A server of ``sdk`` whose tool ``connect`` asks for a URL, routed by ``router``."""
+    server: Any = install(MCPServer(name) if sdk == "mcp" else FastMCP(name), completions=router)
+
+    @server.tool()
+    async def connect() -> str:
+        answer = await ask_url("Sign in", "https://acme.example/login")
+        return answer.action
+
+    return server
+
+
+async def test_two_installed_servers_keep_both_completion_routes_deliverable(sdk: str) -> None:
+    """Each server routes through its own router; installing the second replaces nothing."""
+    routers = {"one": LocalCompletions(), "two": LocalCompletions()}
+    servers = {name: asking_server(sdk, name, router) for name, router in routers.items()}
+    asked: dict[str, str] = {}
+    told: dict[str, list[str]] = {"one": [], "two": []}
+    arrived = {"one": anyio.Event(), "two": anyio.Event()}
+
+    def client(name: str) -> Client:
+        async def browser(context: Any, params: Any) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            assert params.elicitation_id is not None
+            asked[name] = params.elicitation_id
+            return types.ElicitResult(action="accept")
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ElicitCompleteNotification):
+                told[name].append(message.params.elicitation_id)
+                arrived[name].set()
+
+        return Client(
+            in_memory(servers[name]),
+            mode="legacy",
+            elicitation_callback=browser,
+            message_handler=on_message,
+        )
+
+    async with client("one") as one, client("two") as two:
+        assert text_of(await one.call_tool("connect", {})) == "accept"
+        assert text_of(await two.call_tool("connect", {})) == "accept"
+        # The first server's route is with its own router, not the second's.
+        assert await complete_url(asked["one"], completions=routers["two"]) is False
+        assert await complete_url(asked["one"]) is True  # found among the installed routers
+        assert await complete_url(asked["two"], completions=routers["two"]) is True
+        with anyio.fail_after(5):
+            await arrived["one"].wait()
+            await arrived["two"].wait()
+    assert told == {"one": [asked["one"]], "two": [asked["two"]]}
+    assert await complete_url(asked["one"]) is False  # once only
+
+
+def test_installing_again_with_another_router_is_refused() -> None:
+    server = install(MCPServer("routed"), completions=LocalCompletions())
+    with pytest.raises(TypeError) as raised:
+        install(server, completions=LocalCompletions())
+    assert str(raised.value) == (
+        "Cannot install elicitkit on this MCPServer again with another completion router: it "
+        "is already installed, and the URL elicitations it opened are routed through the "
+        "first. Call install(server, completions=...) once, before serving."
+    )

@@ -10,6 +10,21 @@ from typing import Any, Protocol
 from elicitkit._replay.state import Replay
 from elicitkit.errors import ElicitError, FormDefinitionError
 
+Notify = Callable[[], Awaitable[None]]
+"""Sends ``notifications/elicitation/complete`` to the session that asked."""
+
+
+class CompletionRouter(Protocol):
+    """Where a URL elicitation's completion is routed to the client that started it."""
+
+    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
+        """Remember, for ``keep`` seconds, how to tell the asking client it is complete."""
+        ...
+
+    async def complete(self, elicitation_id: str) -> bool:
+        """Tell the asking client; return ``False`` if the id is unknown or expired."""
+        ...
+
 
 class Channel(Protocol):
     """What an SDK integration provides to ``ask()`` for one tool call."""
@@ -73,17 +88,34 @@ class ToolRun:
         keys: The question keys used so far in this run (a key used twice is an error).
         defaults: How many questions without an explicit key each form has asked so far
             in this run: the next default key's number.
-        refusal: Why ``ask()`` cannot be used in this call at all (e.g. the tool also uses
-            the SDK's own ``Resolve``), or ``None``.
+        refuses: Works out why ``ask()`` cannot be used in this call at all (e.g. the tool
+            also uses the SDK's own ``Resolve``), or ``None``; called at most once, by the
+            first ``ask()`` (see `refusal`).
         target: The tool's name (or the prompt's, or the resource's URI), for the log.
+        completions: The server's URL-mode completion router, or ``None`` for the process
+            default (`elicitkit.url.use_completions`).
     """
 
     channel: Channel
     replay: Replay | None
     keys: set[str] = field(default_factory=set[str])
     defaults: dict[str, int] = field(default_factory=dict[str, int])
-    refusal: str | None = None
+    refuses: Callable[[], str | None] | None = None
     target: str = ""
+    completions: CompletionRouter | None = None
+    _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def refusal(self) -> str | None:
+        """Why ``ask()`` cannot be used in this call at all, or ``None``.
+
+        Worked out on first use, not when the call starts: the integration's check may read
+        the SDK's internals, and a tool that never asks must not pay for that, nor fail
+        with it.
+        """
+        if self._refusal is None:
+            self._refusal = (None if self.refuses is None else self.refuses(),)
+        return self._refusal[0]
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")

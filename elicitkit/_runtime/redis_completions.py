@@ -4,15 +4,15 @@ Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client
 for ``GETDEL``)::
 
     from redis.asyncio import Redis
-    from elicitkit.url import use_completions
     from elicitkit.url import RedisCompletions
 
-    use_completions(RedisCompletions(Redis.from_url("redis://localhost:6379/0")))
+    install(server, completions=RedisCompletions(Redis.from_url("redis://localhost:6379/0")))
 
 (``install()`` does this itself when ``ELICITKIT_REDIS_URL`` is set and no router was
-chosen.) The session that asked lives in one process; the page's callback may land on
-any. So the way to notify a session (a callable bound to its stream) stays in the process
-that holds it, and Redis only routes the id:
+chosen; `elicitkit.url.use_completions` makes one the process default instead.) The session
+that asked lives in one process; the page's callback may land on any. So the way to notify
+a session (a callable bound to its stream) stays in the process that holds it, and Redis
+only routes the id:
 
 * ``register`` keeps the notifier here and sets the key ``<prefix><id>`` to this process's
   own pub/sub channel, with the route's expiry. The first ``register`` subscribes that
@@ -38,7 +38,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from elicitkit._runtime.url_mode import LocalCompletions, Notify
+from elicitkit._runtime.context import Notify
+from elicitkit._runtime.url_mode import LocalCompletions
 
 
 class RedisCompletions:

@@ -7,9 +7,17 @@ later, and the server then tells the client with ``notifications/elicitation/com
 
 Completion is routed through a `CompletionRouter`: ``ask_url`` registers, for its
 elicitation id, how to notify the one session that asked; the author's web callback
-calls `complete_url` with the id. `LocalCompletions` (the default) keeps the routes in this
-process; servers run as several processes use `elicitkit.url.RedisCompletions`
-(installed with `use_completions`, or by ``install()`` when ``ELICITKIT_REDIS_URL`` is set).
+calls `complete_url` with the id. `LocalCompletions` keeps the routes in this process;
+servers run as several processes use `elicitkit.url.RedisCompletions`.
+
+Each server has its router: ``install(server, completions=...)``; without one, the server
+uses a `RedisCompletions` at ``ELICITKIT_REDIS_URL`` when that is set, else the process
+default (`use_completions`, itself a `LocalCompletions` unless chosen), looked up at each
+call. ``ask_url`` registers with the router of the server whose call it runs in. The web
+callback runs outside any call, so `complete_url` without a router tries the process
+default and then every router a server was installed with, until one knows the id (ids are
+unguessable and unique, so at most one does); ``complete_url(id, completions=router)``
+asks that one only.
 """
 
 from __future__ import annotations
@@ -17,34 +25,26 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn, Protocol
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.state import Carried, Replay, WireQuestion
 from elicitkit._runtime.asking import need_input
-from elicitkit._runtime.context import ToolRun, current_run, outside_a_call
+from elicitkit._runtime.context import (
+    CompletionRouter,
+    Notify,
+    ToolRun,
+    current_run,
+    outside_a_call,
+)
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
 from elicitkit.errors import ElicitationUnsupported, ElicitError, FormDefinitionError
-
-Notify = Callable[[], Awaitable[None]]
-"""Sends ``notifications/elicitation/complete`` to the session that asked."""
-
-
-class CompletionRouter(Protocol):
-    """Where a URL elicitation's completion is routed to the client that started it."""
-
-    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
-        """Remember, for ``keep`` seconds, how to tell the asking client it is complete."""
-        ...
-
-    async def complete(self, elicitation_id: str) -> bool:
-        """Tell the asking client; return ``False`` if the id is unknown or expired."""
-        ...
 
 
 class LocalCompletions:
@@ -88,6 +88,8 @@ class LocalCompletions:
 
 _DEFAULT_ROUTER = LocalCompletions()
 _router: list[CompletionRouter] = [_DEFAULT_ROUTER]
+# The routers servers were installed with (weakly: a router lives as long as its server).
+_installed: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def completions_chosen() -> bool:
@@ -96,21 +98,50 @@ def completions_chosen() -> bool:
 
 
 def use_completions(router: CompletionRouter) -> None:
-    """Route URL-mode completions through ``router`` (default: `LocalCompletions`)."""
+    """Make ``router`` the process default (initially a `LocalCompletions`).
+
+    A server installed without ``completions=`` (and without ``ELICITKIT_REDIS_URL``) routes
+    through the process default of the moment its tool asks, so this may be called before
+    or after ``install()``. `complete_url` always tries it.
+    """
     _router[0] = router
 
 
-async def complete_url(elicitation_id: str) -> bool:
+def installed_with(router: CompletionRouter) -> None:
+    """Note that a server routes through ``router``, so `complete_url` tries it too."""
+    _installed.add(router)
+
+
+def router_of(run: ToolRun) -> CompletionRouter:
+    """The completion router of the server the call ``run`` belongs to."""
+    return _router[0] if run.completions is None else run.completions
+
+
+async def complete_url(elicitation_id: str, *, completions: CompletionRouter | None = None) -> bool:
     """Tell the client that started URL elicitation ``elicitation_id`` that it is done.
 
     Call it from your web callback (the OAuth redirect, the payment webhook) once the
     user has finished on the page. Only the session that asked is notified.
 
+    Args:
+        elicitation_id: The id the page was opened with.
+        completions: The router to ask (the one passed to ``install(server,
+            completions=...)``). Default: the process default (`use_completions`), then
+            every router a server in this process was installed with, until one knows
+            the id.
+
     Returns:
         ``True`` if the client was notified; ``False`` if the id is unknown, expired, or
         already completed, or its client has gone.
     """
-    return await _router[0].complete(elicitation_id)
+    if completions is not None:
+        return await completions.complete(elicitation_id)
+    routers: list[CompletionRouter] = [_router[0]]
+    routers.extend(router for router in list(_installed) if router is not _router[0])
+    for router in routers:
+        if await router.complete(elicitation_id):
+            return True
+    return False
 
 
 def new_elicitation_id() -> str:
@@ -215,7 +246,7 @@ async def ask_url(
         "elicitationId": eid,
     }
     channel = run.channel
-    await _router[0].register(
+    await router_of(run).register(
         eid, channel.completion_notifier(eid), keep=(timeout or DEFAULT_TIMEOUT) + 3600.0
     )
     started = time.monotonic()
@@ -266,7 +297,9 @@ async def require_url(
         question, _ = _url_question(run, run.replay, message, url, key=key, timeout=None)
         raise need_input(run.replay, (question,), channel)
     eid = elicitation_id or new_elicitation_id()
-    await _router[0].register(eid, channel.completion_notifier(eid), keep=DEFAULT_TIMEOUT + 3600)
+    await router_of(run).register(
+        eid, channel.completion_notifier(eid), keep=DEFAULT_TIMEOUT + 3600
+    )
     raise channel.url_required(sendable_text(message), url, eid)
 
 

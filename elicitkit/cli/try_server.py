@@ -82,9 +82,11 @@ async def _session(
         return answer.result
 
     client = TunedClient(
-        stdio_client(command, errlog=errlog), mode=mode, elicitation_callback=on_elicit
+        stdio_client(command, errlog=errlog),
+        mode=mode,
+        elicitation_callback=on_elicit,
+        version=version,  # 2025-06-18 is offered only when asked for
     )
-    client.tune(version)  # 2025-06-18 is offered only when asked for
     async with client:
         print(f"Connected: MCP {client.protocol_version}.")
         if tool is None:

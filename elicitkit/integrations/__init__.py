@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
+from elicitkit._runtime.context import CompletionRouter
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -16,7 +17,11 @@ ServerT = TypeVar("ServerT")
 
 
 def install(
-    server: ServerT, *, store: OutcomeStore | None = None, limits: ReplayLimits | None = None
+    server: ServerT,
+    *,
+    store: OutcomeStore | None = None,
+    limits: ReplayLimits | None = None,
+    completions: CompletionRouter | None = None,
 ) -> ServerT:
     """Make ``ask()`` work in every tool of ``server``.
 
@@ -32,6 +37,11 @@ def install(
             ``RedisStore`` between processes; with no ``store`` and the environment
             variable ``ELICITKIT_REDIS_URL`` set, a ``RedisStore`` at that URL).
         limits: The caps on one dialogue (default: `ReplayLimits()`).
+        completions: Where this server routes URL-mode completions on the 2025 eras
+            (``complete_url`` finds it). Default: with ``ELICITKIT_REDIS_URL`` set (and no
+            `elicitkit.url.use_completions` choice), a ``RedisCompletions`` at that URL;
+            else the process default of the moment (`use_completions`, initially a
+            ``LocalCompletions``). Installing two servers keeps both routable.
 
     With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
     in every worker), ``requestState`` is sealed with it instead of the server's own
@@ -48,12 +58,12 @@ def install(
     if _is_mcp_server(target):
         from elicitkit.integrations import mcp  # noqa: PLC0415
 
-        mcp.install(target, store=store, limits=limits)
+        mcp.install(target, store=store, limits=limits, completions=completions)
         return server
     if _is_fastmcp_server(target):
         from elicitkit.integrations import fastmcp  # noqa: PLC0415
 
-        fastmcp.install(target, store=store, limits=limits)
+        fastmcp.install(target, store=store, limits=limits, completions=completions)
         return server
     raise TypeError(_unsupported_server(server))
 
@@ -80,7 +90,11 @@ def client_target(server: Any) -> Any:
     SDK server it holds (fastmcp's own in-memory transport connects to the same one).
     """
     if _is_fastmcp_server(server):
-        return server._mcp_server  # pyright: ignore[reportPrivateUsage]
+        from elicitkit.integrations._sdk_private import fastmcp_sdk_server  # noqa: PLC0415
+
+        inner = fastmcp_sdk_server(server)
+        if inner is not None:
+            return inner
     return server
 
 

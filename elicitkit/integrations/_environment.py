@@ -10,9 +10,14 @@ MCP 2026-07-28, with no code change between one worker and many:
 * ``ELICITKIT_REDIS_URL``: where completed dialogues are recorded (a ``redis://`` URL). When
   it is set and ``install()`` gets no ``store=``, it records them in a `RedisStore` there, so
   a final round replayed to another worker gets the recorded outcome. And unless the author
-  chose a completion router (``use_completions``), URL-mode completions are routed there
-  by a `RedisCompletions`, so a callback that lands on another worker still reaches the
-  client that asked.
+  chose a completion router (``install(server, completions=...)`` or ``use_completions``),
+  the server's URL-mode completions are routed there by a `RedisCompletions`, so a
+  callback that lands on another worker still reaches the client that asked.
+
+The key is applied through the SDK's public parts: the server's ``RequestStateBoundary`` is
+replaced, in the server's public middleware list, by a new one built with the public
+constructors and the key. Only the server's current policy (expiry, principal binding,
+audience), which neither SDK exposes, is read privately (`_sdk_private.state_security`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,17 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.context import ServerMiddleware
+from mcp.server.request_state import (
+    RequestStateBoundary,
+    RequestStateSecurity,
+    authenticated_principal,
+)
 
 from elicitkit._replay.store import OutcomeStore
-from elicitkit._runtime.url_mode import completions_chosen, use_completions
+from elicitkit._runtime.context import CompletionRouter
+from elicitkit._runtime.url_mode import completions_chosen
+from elicitkit.integrations._sdk_private import state_security
 
 STATE_KEY_VARIABLE = "MCP_REQUEST_STATE_KEY"
 REDIS_URL_VARIABLE = "ELICITKIT_REDIS_URL"
@@ -40,16 +52,16 @@ def store_from_environment() -> OutcomeStore | None:
     return RedisStore(redis)
 
 
-def complete_with_environment_redis() -> None:
-    """Route URL-mode completions through ``$ELICITKIT_REDIS_URL`` unless a router was chosen."""
+def completions_from_environment() -> CompletionRouter | None:
+    """A `RedisCompletions` at ``$ELICITKIT_REDIS_URL``, unless unset or a default was chosen."""
     if completions_chosen():
-        return
+        return None
     redis = _redis_from_environment()
     if redis is None:
-        return
+        return None
     from elicitkit._runtime.redis_completions import RedisCompletions  # noqa: PLC0415
 
-    use_completions(RedisCompletions(redis))
+    return RedisCompletions(redis)
 
 
 def _redis_from_environment() -> Any:
@@ -66,11 +78,18 @@ def _redis_from_environment() -> Any:
     return Redis.from_url(url)  # pyright: ignore[reportUnknownMemberType]
 
 
-def seal_with_environment_key(boundary: RequestStateBoundary) -> None:
-    """Make ``boundary`` seal with ``$MCP_REQUEST_STATE_KEY`` when the variable is set."""
+def seal_with_environment_key(
+    chain: list[ServerMiddleware[Any]], boundary: RequestStateBoundary, *, audience: str | None
+) -> RequestStateBoundary:
+    """Seal with ``$MCP_REQUEST_STATE_KEY`` when the variable is set; return the boundary.
+
+    The boundary in ``chain`` is replaced by a new one that seals with the key and keeps
+    the server's expiry, principal binding and audience (``audience``: the server's name,
+    the default audience the SDK gives its own boundary).
+    """
     key = os.environ.get(STATE_KEY_VARIABLE, "")
     if not key:
-        return
+        return boundary
     size = len(key.encode())
     if size < _MIN_KEY_BYTES:
         raise TypeError(
@@ -79,12 +98,22 @@ def seal_with_environment_key(boundary: RequestStateBoundary) -> None:
             "to the same random secret in every worker, for example the output of "
             "python -c 'import secrets; print(secrets.token_hex(32))'."
         )
-    current: Any = boundary._security  # pyright: ignore[reportPrivateUsage]
+    current = state_security(boundary)
+    if current is None:
+        # Without the server's policy, a new boundary would silently drop the author's
+        # expiry, principal binding or audience: refuse, and say how to pass the key.
+        raise TypeError(
+            f"Cannot seal requestState with {STATE_KEY_VARIABLE}: this version of the MCP "
+            "SDK no longer lets elicitkit read the server's request-state policy (its "
+            "expiry, principal binding and audience), which the key must keep. Unset the "
+            "variable and pass the key to the server instead: "
+            "request_state_security=RequestStateSecurity(keys=[key])."
+        )
     try:
         shared = RequestStateSecurity(
             keys=[key],
             ttl=current.ttl,
-            bind_principal=current.bind_principal,
+            bind_principal=getattr(current, "bind_principal", authenticated_principal),
             audience=current.audience,
         )
     except ValueError as error:
@@ -92,4 +121,6 @@ def seal_with_environment_key(boundary: RequestStateBoundary) -> None:
             f"Cannot seal requestState with {STATE_KEY_VARIABLE}: {error}. Set it to a random "
             "secret of 32 bytes or more, the same in every worker."
         ) from None
-    boundary._security = shared  # pyright: ignore[reportPrivateUsage]
+    sealing = RequestStateBoundary(shared, default_audience=audience)
+    chain[chain.index(boundary)] = sealing
+    return sealing

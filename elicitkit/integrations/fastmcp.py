@@ -32,12 +32,12 @@ from fastmcp.prompts import PromptResult
 from fastmcp.resources import ResourceResult
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
-from mcp.server.context import ServerMiddleware
 from mcp.shared.exceptions import MCPError
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
-from elicitkit._runtime.context import current_run, reached_through_uninstalled
+from elicitkit._runtime.context import CompletionRouter, current_run, reached_through_uninstalled
+from elicitkit.integrations._sdk_private import fastmcp_sdk_server
 from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
 
 _HOST = Host(
@@ -64,13 +64,15 @@ def install(
     *,
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
+    completions: CompletionRouter | None = None,
 ) -> None:
     """Add elicitkit's middleware to a fastmcp ``server`` (once).
 
     The arguments and errors are those of `elicitkit.install`, which calls this.
 
     Raises:
-        TypeError: fastmcp is older than 4.2, whose server layer this relies on.
+        TypeError: fastmcp is older than 4.2, whose server layer this relies on, or its
+            server no longer holds the SDK server elicitkit installs in.
     """
     if _too_old(fastmcp.__version__):
         raise TypeError(
@@ -79,9 +81,22 @@ def install(
             "run on the official SDK's server layer as elicitkit expects. Upgrade it: "
             "pip install 'elicitkit[fastmcp]'."
         )
-    # fastmcp keeps its SDK server in `_mcp_server` (its own HTTP and stdio code use it).
-    chain: list[ServerMiddleware[Any]] = server._mcp_server.middleware  # pyright: ignore[reportPrivateUsage]
-    install_in_chain(chain, _HOST, store=store, limits=limits)
+    sdk_server = fastmcp_sdk_server(server)
+    if sdk_server is None:
+        raise TypeError(
+            f"Cannot install elicitkit on this FastMCP server: fastmcp {fastmcp.__version__} "
+            "no longer keeps the official SDK's server in FastMCP._mcp_server, where elicitkit "
+            "adds its middleware. Use the fastmcp version elicitkit's fastmcp extra pins: "
+            "pip install 'elicitkit[fastmcp]'."
+        )
+    install_in_chain(
+        sdk_server.middleware,
+        _HOST,
+        store=store,
+        limits=limits,
+        completions=completions,
+        audience=server.name,
+    )
     if not any(isinstance(middleware, _Passage) for middleware in server.middleware):
         server.add_middleware(_Passage(server.name))
 

@@ -66,8 +66,9 @@ async def connect(
         client_target(server),
         mode="legacy" if version != LATEST_PROTOCOL else version,
         elicitation_callback=behaviour.on_elicit if elicits else None,
+        version=version,
+        url_mode=profile is None or profile.url_mode,
     )
-    client.tune(version, url_mode=profile is None or profile.url_mode)
     try:
         async with client:
             yield client

@@ -1,0 +1,63 @@
+"""Every private detail of the SDKs that the integrations read, fenced in one place.
+
+Neither SDK offers a public way to these three facts. Each read is guarded (a missing or
+renamed attribute gives a safe answer, never a failing server), none is on the path of a
+call that does not ask, and each has a canary in ``tests/test_sdk_assumptions.py`` that
+fails loudly, naming the attribute, when an SDK release changes it. docs/how-it-works.md
+("What we rely on") lists them with the public API we would ask upstream for.
+
+* `tool_uses_resolve`: official SDK, ``MCPServer._tool_manager.get_tool(name)
+  .resolved_params``; read by the first ``ask()`` of a ``tools/call`` only.
+* `state_security`: official SDK, ``RequestStateBoundary._security``; read once by
+  ``install()``, for the state's lifetime and, with ``MCP_REQUEST_STATE_KEY``, its policy.
+* `fastmcp_sdk_server`: fastmcp, ``FastMCP._mcp_server``; read once by ``install()``
+  (and by the testing kit, to connect in memory).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+
+def tool_uses_resolve(server: object, name: str) -> bool:
+    """Whether the official SDK's tool ``name`` of ``server`` has ``Resolve(...)`` parameters.
+
+    ``False`` when it cannot be told (an SDK that moved these attributes): elicitkit then
+    does not refuse ``ask()`` beside ``Resolve``, as before that check existed.
+    """
+    try:
+        manager: Any = getattr(server, "_tool_manager", None)
+        tool: Any = None if manager is None else manager.get_tool(name)
+    except (AttributeError, TypeError, LookupError):
+        return False
+    return bool(getattr(tool, "resolved_params", None))
+
+
+def state_security(boundary: RequestStateBoundary) -> RequestStateSecurity | None:
+    """The policy ``boundary`` seals with (key, expiry, principal, audience), if readable."""
+    security: object = getattr(boundary, "_security", None)
+    if isinstance(security, RequestStateSecurity):
+        return security
+    return None
+
+
+def state_ttl(boundary: RequestStateBoundary, default: float) -> float:
+    """Seconds a state sealed by ``boundary`` lives, or ``default`` if it cannot be read."""
+    security = state_security(boundary)
+    ttl: object = None if security is None else security.ttl
+    return float(ttl) if isinstance(ttl, int | float) else default
+
+
+def fastmcp_sdk_server(server: object) -> Server[Any] | None:
+    """The official SDK's server a ``fastmcp.FastMCP`` serves through, or ``None``."""
+    inner: Any = getattr(server, "_mcp_server", None)
+    return inner if _is_sdk_server(inner) else None
+
+
+def _is_sdk_server(value: object) -> bool:
+    # A plain bool, not a narrowing isinstance: narrowed, Server's type parameter would be
+    # unknown to pyright, and a cast to Server[Any] redundant to mypy.
+    return isinstance(value, Server)
