@@ -60,6 +60,18 @@ def test_the_wheel_offers_each_sdk_integration_as_an_extra(dist: Path) -> None:
     assert all("extra ==" in line for line in required)
 
 
+def test_the_terminal_forms_are_the_cli_extra(dist: Path) -> None:
+    with zipfile.ZipFile(dist / f"elicitkit-{VERSION}-py3-none-any.whl") as wheel:
+        metadata = wheel.read(f"elicitkit-{VERSION}.dist-info/METADATA").decode()
+    lines = set(metadata.splitlines())
+    assert "Provides-Extra: cli" in lines
+    required = sorted(line for line in lines if line.startswith("Requires-Dist: prompt-toolkit"))
+    assert required == [
+        "Requires-Dist: prompt-toolkit>=3.0.43; extra == 'cli'",
+        "Requires-Dist: prompt-toolkit>=3.0.43; extra == 'dev'",
+    ]
+
+
 def test_the_sdist_holds_what_the_tests_and_docs_need(dist: Path) -> None:
     with tarfile.open(dist / f"elicitkit-{VERSION}.tar.gz") as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
