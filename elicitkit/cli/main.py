@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -122,7 +123,7 @@ NO_TERMINAL_FORMS = 'The terminal forms need prompt_toolkit: pip install "elicit
 def _has_terminal_forms() -> bool:
     """Whether prompt_toolkit, the ``cli`` extra behind the terminal forms, is installed."""
     try:
-        import prompt_toolkit  # noqa: F401, PLC0415
+        importlib.import_module("prompt_toolkit")
     except ImportError:
         return False
     return True
