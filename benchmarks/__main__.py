@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_costs  # noqa: E402  (found through sys.path above)
 import bench_fastmcp  # noqa: E402
+import bench_hostile  # noqa: E402
 import bench_overrides  # noqa: E402
 import bench_pending  # noqa: E402
 import bench_roundtrip  # noqa: E402
@@ -161,6 +162,28 @@ def overrides_section(quick: bool, targets: list[Target]) -> list[str]:  # noqa:
     ]
 
 
+def hostile_section(quick: bool, targets: list[Target]) -> list[str]:
+    rows = bench_hostile.run(quick)
+    for name, growth, limit in bench_hostile.targets(rows):
+        targets.append((name, growth, limit, "x"))
+    return [
+        "## Hostile answers: the time to refuse one grows linearly with its size",
+        "",
+        (
+            "For each check, the worst answer we know how to build (backtracking bait, long "
+            "tails, deep nesting, huge numbers), refused by `parse_content` with one error on "
+            "its field; fastest of 5 runs per size. The last column is the growth between the "
+            "two largest sizes: linear is about 10x, quadratic 100x; checks that stop at a "
+            "bounded prefix show about 1x. See `bench_hostile.py`."
+        ),
+        "",
+        *bench_hostile.table(rows),
+        "",
+        f"Load average after: {_load()}.",
+        "",
+    ]
+
+
 def import_section(quick: bool, targets: list[Target]) -> list[str]:
     cost = bench_costs.import_cost(quick)
     low, high = cost["share_range"]
@@ -238,6 +261,7 @@ def main() -> None:
         fastmcp_section,
         decode_section,
         overrides_section,
+        hostile_section,
         import_section,
         state_section,
         pending_section,

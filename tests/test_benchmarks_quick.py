@@ -33,6 +33,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
         "## fastmcp: elicitkit against fastmcp's own ways, 1 ask, in memory",
         "## Decode: the same dataclass, elicitkit vs pydantic `TypeAdapter`",
         "## Per-call overrides: schema and decode, against a cached form and the SDK",
+        "## Hostile answers: the time to refuse one grows linearly with its size",
         "## Import",
         "## Replay state (2026-07-28): size on the wire, seal and open time",
         "## Many pending questions: 20 at once on one server, streamable HTTP",
@@ -62,3 +63,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
         "SDK, model per call",
     ):
         assert any(line.startswith(f"| {contender} |") for line in text.splitlines()), contender
+    # Every hostile answer was refused and timed (bench_hostile.py asserts the refusal).
+    hostile = text.split("## Hostile answers", 1)[1].split("\n## ", 1)[0]
+    for check in ("uri: authority then a space", "pattern: ^(a\\|aa)+$", "choice: nested lists"):
+        assert f"| {check} |" in hostile, check

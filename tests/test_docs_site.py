@@ -19,6 +19,10 @@ import pytest
 from pydantic import AnyUrl, EmailStr, HttpUrl
 
 import elicitkit
+import elicitkit.errors
+import elicitkit.protocol
+import elicitkit.stores
+import elicitkit.url
 from elicitkit import Email, Uri, requested_schema
 from elicitkit.protocol import PROTOCOL_VERSIONS
 
@@ -33,9 +37,39 @@ def test_every_page_is_in_the_nav() -> None:
     assert sorted(nav) == pages
 
 
+# The public modules the API reference documents besides the root (elicitkit.testing has its
+# own page, testing.md).
+PUBLIC_MODULES = [elicitkit.errors, elicitkit.protocol, elicitkit.stores, elicitkit.url]
+
+
+def _listed(prefix: str) -> list[str]:
+    """The names the API reference documents directly under ``prefix``, in page order."""
+    pattern = rf"^::: {re.escape(prefix)}\.(\w+)$"
+    return re.findall(pattern, (DOCS / "api.md").read_text(), re.MULTILINE)
+
+
 def test_the_api_reference_lists_every_public_name() -> None:
-    listed = re.findall(r"^::: elicitkit\.(\w+)$", (DOCS / "api.md").read_text(), re.MULTILINE)
+    listed = _listed("elicitkit")
     assert sorted(listed) == sorted(elicitkit.__all__)
+
+
+@pytest.mark.parametrize("module", PUBLIC_MODULES, ids=lambda module: module.__name__)
+def test_the_api_reference_lists_every_public_name_of_each_public_module(module: Any) -> None:
+    # A name is documented under its module, or once at the root when the root exports the
+    # same object (elicitkit.ElicitError is elicitkit.errors.ElicitError); never both.
+    under_module = _listed(module.__name__)
+    at_root = [
+        name
+        for name in module.__all__
+        if name in elicitkit.__all__ and getattr(elicitkit, name) is getattr(module, name)
+    ]
+    assert sorted(under_module + at_root) == sorted(module.__all__)
+
+
+def test_the_api_reference_documents_only_public_modules() -> None:
+    targets = re.findall(r"^::: (\S+)$", (DOCS / "api.md").read_text(), re.MULTILINE)
+    modules = {target.rsplit(".", 1)[0] for target in targets}
+    assert modules == {"elicitkit", *(module.__name__ for module in PUBLIC_MODULES)}
 
 
 def test_the_changelog_page_includes_the_changelog() -> None:

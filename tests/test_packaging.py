@@ -9,6 +9,7 @@ editable elicitkit: a ``.pth`` line adds a directory without running the ``.pth`
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import sysconfig
@@ -59,6 +60,18 @@ def test_the_wheel_offers_each_sdk_integration_as_an_extra(dist: Path) -> None:
     assert all("extra ==" in line for line in required)
 
 
+def test_the_terminal_forms_are_the_cli_extra(dist: Path) -> None:
+    with zipfile.ZipFile(dist / f"elicitkit-{VERSION}-py3-none-any.whl") as wheel:
+        metadata = wheel.read(f"elicitkit-{VERSION}.dist-info/METADATA").decode()
+    lines = set(metadata.splitlines())
+    assert "Provides-Extra: cli" in lines
+    required = sorted(line for line in lines if line.startswith("Requires-Dist: prompt-toolkit"))
+    assert required == [
+        "Requires-Dist: prompt-toolkit>=3.0.43; extra == 'cli'",
+        "Requires-Dist: prompt-toolkit>=3.0.43; extra == 'dev'",
+    ]
+
+
 def test_the_sdist_holds_what_the_tests_and_docs_need(dist: Path) -> None:
     with tarfile.open(dist / f"elicitkit-{VERSION}.tar.gz") as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
@@ -69,10 +82,14 @@ def test_the_sdist_holds_what_the_tests_and_docs_need(dist: Path) -> None:
         "mkdocs.yml",
         "elicitkit/py.typed",
         "tests/test_packaging.py",
+        "tests/spec/SHA256SUMS",
+        "tests/spec/2026-07-28/schema.json",
         "docs/getting-started.md",
         "examples/http_server.py",
     ]:
         assert needed in names, needed
+    # It compares with ../shared/spec, which no sdist has beside it: it could only skip.
+    assert "tests/test_spec_upstream.py" not in names
 
 
 def test_the_wheel_installs_into_a_fresh_venv_and_imports(dist: Path, tmp_path: Path) -> None:
@@ -99,8 +116,15 @@ def test_the_wheel_installs_into_a_fresh_venv_and_imports(dist: Path, tmp_path: 
         "print((pathlib.Path(elicitkit.__file__).parent / 'py.typed').is_file()); "
         "print(elicitkit.requested_schema(bool)['properties'])"
     )
+    # Not the caller's PYTHONPATH: it may point at a source tree, which would hide the wheel.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     shown = subprocess.run(
-        [str(python), "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path
+        [str(python), "-c", probe],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
     ).stdout
     assert shown == (
         "True\nTrue\n{'value': {'type': 'boolean', 'title': 'Confirm', 'default': False}}\n"

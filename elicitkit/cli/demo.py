@@ -19,8 +19,6 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from elicitkit.cli.terminal_form import fill_in
-
 TOOL = "ship"
 ARGUMENTS = {"item": "a teapot"}
 SCRIPTED_ANSWERS: dict[str, Any] = {
@@ -160,6 +158,9 @@ class _Person:
         self.stopped = False
 
     async def answer(self, params: Mapping[str, Any]) -> types.ElicitResult:
+        # prompt_toolkit is the cli extra: only a demo answered at a terminal needs it.
+        from elicitkit.cli.terminal_form import fill_in  # noqa: PLC0415
+
         answer = await fill_in(params)
         self.stopped = self.stopped or answer.interrupted
         return answer.result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
@@ -96,14 +97,36 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         from elicitkit.cli.demo import run_demo  # noqa: PLC0415  (each command loads only its own)
 
-        return run_demo(interactive=False if args.scripted else None)
+        interactive = not args.scripted and sys.stdin.isatty() and sys.stdout.isatty()
+        if interactive and not _has_terminal_forms():
+            print(
+                f"{NO_TERMINAL_FORMS} (Or let a script answer: elicitkit demo --scripted.)",
+                file=sys.stderr,
+            )
+            return 2
+        return run_demo(interactive=interactive)
     if args.command == "schema":
         return _schema(args.target, args.protocol)
     if args.command == "check":
         return _check(args.target)
+    if not _has_terminal_forms():
+        print(NO_TERMINAL_FORMS, file=sys.stderr)
+        return 2
     from elicitkit.cli.try_server import run_try  # noqa: PLC0415
 
     return run_try(args.server, args.tool, args.arguments, args.protocol)
+
+
+NO_TERMINAL_FORMS = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'
+
+
+def _has_terminal_forms() -> bool:
+    """Whether prompt_toolkit, the ``cli`` extra behind the terminal forms, is installed."""
+    try:
+        importlib.import_module("prompt_toolkit")
+    except ImportError:
+        return False
+    return True
 
 
 def _schema(target: str, protocol: str) -> int:

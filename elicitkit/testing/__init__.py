@@ -14,8 +14,9 @@ With pytest, the ``elicit_connect`` fixture does the same on every era (see
 `elicitkit.testing.pytest_plugin`).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from elicitkit._client.facts import KNOWN_CLIENTS, PROFILES, ClientProfile
-from elicitkit.testing._connect import HANG_SECONDS, connect
 from elicitkit.testing._user import (
     CLEARED,
     FormRequest,
@@ -28,6 +29,9 @@ from elicitkit.testing._user import (
     delay,
     invalid,
 )
+
+if TYPE_CHECKING:
+    from elicitkit.testing._connect import HANG_SECONDS, connect
 
 __all__ = [
     "CLEARED",
@@ -46,3 +50,13 @@ __all__ = [
     "delay",
     "invalid",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `connect` imports the SDK's client: only when it is asked for, not when the pytest
+    # plugin (elicitkit.testing.pytest_plugin, loaded in every pytest session) is.
+    if name in {"HANG_SECONDS", "connect"}:
+        from elicitkit.testing import _connect  # noqa: PLC0415
+
+        return getattr(_connect, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

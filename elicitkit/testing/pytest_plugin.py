@@ -7,22 +7,27 @@ Fixtures:
 * ``elicit_connect``: `elicitkit.testing.connect` bound to ``elicit_protocol``; call it
   as ``elicit_connect(server, user=..., profile=...)`` and enter it with ``async with``.
 * ``elicit_profile``: each client profile in `elicitkit.testing.PROFILES` in turn.
+
+pytest loads this plugin in every session of every project that has elicitkit installed, so
+loading it imports neither the MCP SDK's client nor the testing kit's connection: the
+``elicit_connect`` fixture imports them when a test uses it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from mcp import Client
 
 from elicitkit._client.facts import PROFILES, ClientProfile
 from elicitkit.protocol import PROTOCOL_VERSIONS
-from elicitkit.testing._connect import connect
 
-Connect = Callable[..., AbstractAsyncContextManager[Client]]
+if TYPE_CHECKING:
+    from mcp import Client
+
+    Connect = Callable[..., AbstractAsyncContextManager[Client]]
 
 
 @pytest.fixture(params=PROTOCOL_VERSIONS, ids=PROTOCOL_VERSIONS)
@@ -42,6 +47,7 @@ def elicit_profile(request: pytest.FixtureRequest) -> ClientProfile:
 @pytest.fixture
 def elicit_connect(elicit_protocol: str) -> Connect:
     """`elicitkit.testing.connect` on the version of this run of the test."""
+    from elicitkit.testing._connect import connect  # noqa: PLC0415  (the SDK client: on use)
 
     def bound(server: Any, **options: Any) -> AbstractAsyncContextManager[Client]:
         return connect(server, protocol=elicit_protocol, **options)
