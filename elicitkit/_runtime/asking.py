@@ -106,6 +106,8 @@ async def ask(
             re-asks; ``.errors`` says why.
         ElicitationTimeout: The user did not answer within ``timeout`` seconds.
         ElicitationFailed: The client answered with an error.
+        ClientDisconnected: The client's connection closed while the form was open
+            (2025-06-18, 2025-11-25).
         FormDefinitionError: ``tp`` cannot be expressed as a form, or ``key`` is malformed
             or already used in this call; nothing was sent.
         TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
@@ -307,7 +309,19 @@ async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
         One outcome per question, in the order given, each typed like `ask`'s.
 
     Raises:
-        The same errors as `ask`.
+        ElicitationUnsupported: The client cannot show forms; nothing was sent.
+        InvalidContent: An answer does not fit its form (``ask_all`` does not re-ask);
+            ``.errors`` says why.
+        ElicitationTimeout: A question was not answered within 600 seconds.
+        ElicitationFailed: The client answered with an error.
+        ClientDisconnected: The client's connection closed while a question was open
+            (2025-06-18, 2025-11-25).
+        FormDefinitionError: A form type cannot be expressed as a form, or a key is
+            malformed or already used in this call; nothing was sent.
+        TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
+        StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
+        ElicitError: ``ask_all()`` was called outside a handler, or beside the SDK's
+            Resolve.
     """
     asked: list[tuple[Any, str | None, str | None]] = []
     for item in cast("tuple[object, ...]", questions):
