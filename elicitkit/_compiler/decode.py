@@ -33,7 +33,7 @@ from elicitkit._compiler.wire_formats import (
     parse_datetime,
     pattern_matcher,
 )
-from elicitkit.errors import FieldError, InvalidContent, field_error
+from elicitkit.errors import FieldError, InvalidContent
 
 Decoder = Callable[[Any], Any]
 
@@ -148,13 +148,13 @@ def _checked_decoder(
             value = answer.get(key)
             if value is None or (blank_is_absent and value == ""):
                 if required:
-                    errors.append(field_error(key, "This field is required."))
+                    errors.append(FieldError(key, "This field is required."))
                 elif absent is not _OMIT:
                     values[attr] = absent() if callable(absent) else absent[0]
                 continue
             checked = check(value)
             if checked.__class__ is _Problem:
-                errors.append(field_error(key, str(checked)))
+                errors.append(FieldError(key, str(checked)))
             else:
                 values[attr] = checked
         if errors:
