@@ -26,8 +26,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitkit._compiler.decode import Decoder, build_decoder
-from elicitkit._compiler.form_spec import FormSpec, Kind
+from elicitkit._compiler.decode import build_decoder
+from elicitkit._compiler.form_spec import Decoder, FormSpec, Kind
 from elicitkit._compiler.introspect import inspect_form
 from elicitkit._compiler.overrides import Overrides, OverridesCache
 from elicitkit._compiler.prepared_form import PreparedForm

@@ -21,7 +21,7 @@ from typing import Any, cast
 
 import pydantic
 
-from elicitkit._compiler.form_spec import MISSING, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._compiler.form_spec import MISSING, Decoder, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._compiler.nesting import KEY_SEPARATOR, TITLE_SEPARATOR
 from elicitkit._compiler.prefill import wire_default
 from elicitkit._compiler.wire_formats import (
@@ -34,8 +34,6 @@ from elicitkit._compiler.wire_formats import (
     pattern_matcher,
 )
 from elicitkit.errors import FieldError, InvalidContent
-
-Decoder = Callable[[Any], Any]
 
 _FORMAT_PROBLEMS = {
     "date": "Expected a date like 2024-12-31",

@@ -17,6 +17,10 @@ TitleStyle = Literal["sentence", "title", "name", "omit"]
 """How a field without an explicit title is titled on the wire (see `FormField`)."""
 
 
+Decoder = Callable[[Any], Any]
+"""A compiled form's decoder: a client's content -> the form's value, or `InvalidContent`."""
+
+
 class _Missing(enum.Enum):
     """Sentinel type for "no value", distinct from ``None`` (which is a real value)."""
 

@@ -30,14 +30,13 @@ from typing import Any, TypeVar, cast
 from elicitkit._compiler.choices import choice_settings
 from elicitkit._compiler.decode import (
     Builder,
-    Decoder,
     PlanEntry,
     build_decoder,
     check_value,
     field_plan,
     result_builder,
 )
-from elicitkit._compiler.form_spec import MISSING, Choice, FieldSpec, FormSpec, Kind
+from elicitkit._compiler.form_spec import MISSING, Choice, Decoder, FieldSpec, FormSpec, Kind
 from elicitkit._compiler.prefill import wire_default
 from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_field

@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from elicitkit._compiler.decode import Decoder
-from elicitkit._compiler.form_spec import FormSpec, Shape
+from elicitkit._compiler.form_spec import Decoder, FormSpec, Shape
 from elicitkit._compiler.names import humanise
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._lru import Lru
