@@ -63,11 +63,18 @@ class CompiledForm:
     decodable: set[str] = field(default_factory=set[str])
     """The versions an answer was decoded on (each checked once, see `parse_content`)."""
 
-    def prepare(self, version: ProtocolVersion, *, legacy_enum_names: bool = False) -> PreparedForm:
-        """The form on ``version``, rendered once.
+    def prepare(
+        self,
+        version: ProtocolVersion,
+        *,
+        overrides: Overrides | None = None,
+        legacy_enum_names: bool = False,
+    ) -> PreparedForm:
+        """The form on ``version`` with ``overrides`` applied, rendered once.
 
         Raises:
-            FormDefinitionError: The form cannot be rendered on ``version``.
+            FormDefinitionError: The form cannot be rendered on ``version``, or the
+                overrides do not fit it (checked in that order).
         """
         prepared = self.prepared.get((version, legacy_enum_names))
         if prepared is None:
@@ -76,7 +83,9 @@ class CompiledForm:
                 self.tp, self.spec, version, legacy_enum_names, schema, self.current_decoder
             )
             self.prepared[version, legacy_enum_names] = prepared
-        return prepared
+        if overrides is None:
+            return prepared
+        return self.overridden.apply(self.spec, overrides).prepare(prepared)
 
     def current_decoder(self) -> Decoder:
         """The form's decoder, made at its first use."""
@@ -155,11 +164,9 @@ def prepare(
         FormDefinitionError: The form cannot be expressed, or not on this version, or the
             overrides do not fit it.
     """
-    compiled = compiled_form(tp)
-    prepared = compiled.prepare(protocol, legacy_enum_names=legacy_enum_names)
-    if overrides is None:
-        return prepared
-    return compiled.overridden.apply(compiled.spec, overrides).prepare(prepared)
+    return compiled_form(tp).prepare(
+        protocol, overrides=overrides, legacy_enum_names=legacy_enum_names
+    )
 
 
 def decode(tp: Any, content: object, protocol: str, *, overrides: Overrides | None = None) -> Any:

@@ -6,9 +6,9 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any, Generic, NamedTuple, TypeVar, cast, overload
 
-from elicitkit._compiler.compiled_forms import form_spec, prepare
+from elicitkit._compiler.compiled_forms import compiled_form
 from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._compiler.prepared_form import PreparedForm, question_digest
@@ -121,8 +121,7 @@ async def ask(
     return await ask_until_valid(run, asked, retries)
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(NamedTuple):
     """One question of a call: its prepared form, and the question as it goes on the wire.
 
     Attributes:
@@ -391,7 +390,7 @@ def _prepare(
     """Check the form and the client, and build the question with its key and digest."""
     channel = run.channel
     try:
-        spec = form_spec(tp)
+        compiled = compiled_form(tp)
     except FormDefinitionError as error:
         raise channel.surface(error) from None
     version = known_protocol(channel.protocol)
@@ -404,12 +403,12 @@ def _prepare(
         raise channel.surface(
             ElicitationUnsupported(
                 f"This client cannot show forms ({why_not}), so the tool could not ask the "
-                f"user for {spec.name}."
+                f"user for {compiled.spec.name}."
             )
         )
     try:
         # Equal per-call values share one prepared form, and so one rendered question.
-        form = prepare(tp, version, overrides=overrides)
+        form = compiled.prepare(version, overrides=overrides)
     except FormDefinitionError as error:
         raise channel.surface(error) from None
     rendered = form.question(message)
