@@ -14,5 +14,6 @@ answers into values, and raises `FormDefinitionError` for a type it cannot expre
 * `render`, `prefill`: `FormSpec` + protocol version -> the wire ``requestedSchema``.
 * `decode`, `wire_formats`: a client's untrusted answer -> the author's type, linear time.
 * `overrides`: one call's options, defaults and titles applied to a compiled form.
-* `compiled_forms`: the compile cache, and the prepared form the runtime asks with.
+* `compiled_forms`: the compile cache; `prepared_form`: one form as one question asks it
+  (schema, rendered question, decoder), what the runtime holds for a whole question.
 """

@@ -3,6 +3,8 @@
 * `asking`: ``ask()`` and ``ask_all()``; `oneliners`: ``confirm``, ``choose``, ``ask_text``;
   `missing_arguments`: ``@fill_missing``; `url_mode`: URL mode and its completion routers
   (`redis_completions` for several processes).
+* `form_functions`: the public ``requested_schema``, ``parse_content`` and ``@form``, whose
+  errors reach the client when they run inside a call.
 * `context`: the call an ``ask()`` belongs to, and what an SDK integration provides for it.
 * `result`, `retries`, `timeouts`, `question_log`: the typed result, re-asking after an
   invalid answer, the answer clock, one log record per question.
