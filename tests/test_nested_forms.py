@@ -10,7 +10,6 @@ import itertools
 from typing import Annotated, Any, Literal
 
 import annotated_types as at
-
 import anyio
 import mcp_types as types
 import msgspec
@@ -127,8 +126,7 @@ def test_a_partly_filled_group_reports_its_empty_required_text_as_missing() -> N
     with pytest.raises(InvalidContent) as caught:
         parse_content(Payment, {"amount": 5, "card_number": "", "card_holder": "Ada"})
     assert str(caught.value) == (
-        "The answer to Payment has 1 problem: card_number: Required when any of Card is "
-        "filled in."
+        "The answer to Payment has 1 problem: card_number: Required when any of Card is filled in."
     )
     # An empty optional field of a wanted group takes its default, as if left out.
     answer = {"amount": 5, "card_number": "4242424242424242", "card_holder": ""}
