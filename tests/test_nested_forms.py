@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+import annotated_types as at
 import anyio
 import mcp_types as types
 import msgspec
@@ -101,6 +102,41 @@ def test_partly_filled_optional_group_reports_its_missing_required_fields() -> N
         ("address_geo_lon", "Required when any of Address › Geo is filled in."),
         ("billing_street", "Required when any of Billing is filled in."),
     ]
+
+
+@dataclasses.dataclass
+class Card:
+    number: Annotated[str, at.MinLen(12)]
+    holder: Annotated[str, at.MinLen(2)] = "  "
+
+
+@dataclasses.dataclass
+class Payment:
+    amount: int
+    card: Card | None = None
+
+
+def test_an_optional_group_sent_as_empty_text_is_absent() -> None:
+    """docs/nested.md: "" does not fill a group in, even where a field has a minimum length."""
+    answer = {"amount": 5, "card_number": "", "card_holder": ""}
+    assert parse_content(Payment, answer) == Payment(5, None)
+
+
+def test_a_partly_filled_group_reports_its_empty_required_text_as_missing() -> None:
+    with pytest.raises(InvalidContent) as caught:
+        parse_content(Payment, {"amount": 5, "card_number": "", "card_holder": "Ada"})
+    assert str(caught.value) == (
+        "The answer to Payment has 1 problem: card_number: Required when any of Card is filled in."
+    )
+    # An empty optional field of a wanted group takes its default, as if left out.
+    answer = {"amount": 5, "card_number": "4242424242424242", "card_holder": ""}
+    assert parse_content(Payment, answer) == Payment(5, Card("4242424242424242"))
+    # Text that is there is still checked against its limits.
+    with pytest.raises(InvalidContent) as caught:
+        parse_content(Payment, {"amount": 5, "card_number": "42", "card_holder": ""})
+    assert str(caught.value) == (
+        "The answer to Payment has 1 problem: card_number: Must be at least 12 characters long."
+    )
 
 
 def test_required_group_fields_are_required() -> None:

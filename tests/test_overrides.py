@@ -245,6 +245,57 @@ def test_refused_overrides(overrides: Overrides, message: str) -> None:
     assert str(caught.value) == message
 
 
+@dataclasses.dataclass
+class Ticket:
+    code: Annotated[str, at.MaxLen(3)]
+    desk: Annotated[str, pydantic.Field(pattern=r"^[A-Z][0-9]$")] = "A1"
+
+
+class TicketModel(pydantic.BaseModel):
+    code: str = pydantic.Field(max_length=3)
+    desk: str = pydantic.Field("A1", pattern=r"^[A-Z][0-9]$")
+
+
+_TICKET = "Cannot ask {name} with overrides for field "
+
+
+@pytest.mark.parametrize("tp", [Ticket, TicketModel], ids=["dataclass", "pydantic"])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        pytest.param(
+            Overrides(choices={"code": ["abc", "abcd"]}),
+            "'code': the option 'abcd' does not fit the field (Must be at most 3 characters "
+            "long). Offer only options within the field's limits, or widen them.",
+            id="option too long",
+        ),
+        pytest.param(
+            Overrides(choices={"desk": {"B2": "Desk B2", "lobby": "The lobby"}}),
+            "'desk': the option 'lobby' does not fit the field (Must match the pattern "
+            "^[A-Z][0-9]$). Offer only options within the field's limits, or widen them.",
+            id="option off the pattern",
+        ),
+    ],
+)
+def test_per_call_options_must_fit_the_fields_own_limits(
+    tp: Any, overrides: Overrides, message: str
+) -> None:
+    """As a per-call default is: no option is offered that the type would refuse."""
+    with pytest.raises(FormDefinitionError) as caught:
+        requested_schema(tp, overrides=overrides)
+    assert str(caught.value) == _TICKET.format(name=tp.__name__) + message
+
+
+@pytest.mark.parametrize("tp", [Ticket, TicketModel], ids=["dataclass", "pydantic"])
+def test_per_call_options_within_the_limits_are_offered_and_decoded(tp: Any) -> None:
+    overrides = Overrides(choices={"code": ["abc", "xy"], "desk": ["B2", "C3"]})
+    schema = requested_schema(tp, overrides=overrides)
+    assert schema["properties"]["code"]["enum"] == ["abc", "xy"]
+    assert schema["properties"]["desk"]["enum"] == ["B2", "C3"]
+    answer = parse_content(tp, {"code": "xy", "desk": "C3"}, overrides=overrides)
+    assert (answer.code, answer.desk) == ("xy", "C3")
+
+
 # --------------------------------------------------------------------------------------
 # Through real calls, on both eras and both server SDKs
 # --------------------------------------------------------------------------------------

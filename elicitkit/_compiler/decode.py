@@ -191,8 +191,14 @@ def check_value(field: FieldSpec, value: Any) -> str | None:
 def _blank_is_absent(field: FieldSpec) -> bool:
     # Form clients often send "" for an input left empty. For an optional field that is not
     # plain text (a number, a date, a choice), "" can only mean "no answer", unless it is
-    # one of the field's options.
-    if field.required or (field.kind is Kind.TEXT and field.format is None):
+    # one of the field's options. In an optional nested group "" is no answer even for
+    # plain text: `_filled` does not count it, so a group left empty is absent rather than
+    # refused for a minimum length its fields were never meant to meet, and in a group
+    # partly filled a required field left "" is reported as missing by `_direct_values`.
+    if field.required:
+        return False
+    in_optional_group = any(group.optional for group in field.groups)
+    if field.kind is Kind.TEXT and field.format is None and not in_optional_group:
         return False
     return not any(choice.wire == "" for choice in field.choices)
 

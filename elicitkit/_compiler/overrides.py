@@ -385,6 +385,16 @@ def _with_choices(spec: FieldSpec, options: object, problem: Any) -> FieldSpec:
             raise problem(
                 f"the option {not_text[0]!r} is not text, and the field is a str. Give str options."
             )
+        # Each option must still fit the field: the author's type (a dataclass, a pydantic
+        # model) keeps its own limits, and an option outside them would be built into an
+        # instance that breaks them, or refused after the user picked it.
+        for value in values:
+            why = check_value(spec, value)
+            if why is not None:
+                raise problem(
+                    f"the option {value!r} does not fit the field ({why.rstrip('.')}). "
+                    "Offer only options within the field's limits, or widen them."
+                )
         choices = [Choice(wire=value, value=value, label=None) for value in values]  # type: ignore[arg-type]
         settings = choice_settings(choices, labels, problem)
         return _patched(

@@ -19,6 +19,8 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from elicitkit.cli.shown_text import shown
+
 TOOL = "ship"
 ARGUMENTS = {"item": "a teapot"}
 SCRIPTED_ANSWERS: dict[str, Any] = {
@@ -69,7 +71,8 @@ async def _session(mode: str, user: Answer) -> bool:
 
     async with Client(server, mode=mode, elicitation_callback=on_elicit) as client:
         version = client.protocol_version
-        print(f"\n=== MCP {version} ({'handshake' if mode == 'legacy' else 'stateless'} era)")
+        era = "handshake" if mode == "legacy" else "stateless"
+        print(shown(f"\n=== MCP {version} ({era} era)"))
         print(f"-> tools/call {TOOL} {json.dumps(ARGUMENTS)}")
         if mode == "legacy":
             print("   (the server sends elicitation/create in the middle of the call)")
@@ -98,7 +101,7 @@ async def _rounds(client: Client, user: Answer) -> types.CallToolResult:
         print(f"   round {number}: the tool stopped at a question; result input_required")
         responses = {}
         for key, request in requests.items():
-            print(f"   question key {key}")
+            print(shown(f"   question key {key}"))
             if not isinstance(request, types.ElicitRequest):
                 raise TypeError(f"the demo server sent a {request.method} request")
             params = request.params.model_dump(by_alias=True, exclude_none=True)
@@ -110,14 +113,15 @@ async def _rounds(client: Client, user: Answer) -> types.CallToolResult:
 
 async def _show_and_answer(params: Mapping[str, Any], user: Answer) -> types.ElicitResult:
     schema: Mapping[str, Any] = params["requestedSchema"]
-    print(f'   the client shows a form: "{params["message"]}"')
+    # The demo server is ours, but what it sends is printed like any server's: shown().
+    print(shown(f'   the client shows a form: "{params["message"]}"'))
     required = set(schema.get("required", ()))
     for key, field in schema["properties"].items():
         optional = "" if key in required else ", optional"
-        print(f"     - {field.get('title', key)} [{key}: {_describe(field)}{optional}]")
-    print(f"     requestedSchema: {json.dumps(schema)}")
+        print(shown(f"     - {field.get('title', key)} [{key}: {_describe(field)}{optional}]"))
+    print(shown(f"     requestedSchema: {json.dumps(schema)}"))
     result = await user(params)
-    print(f"   the user answers: {json.dumps(result.model_dump(exclude_none=True))}")
+    print(shown(f"   the user answers: {json.dumps(result.model_dump(exclude_none=True))}"))
     return result
 
 
@@ -137,7 +141,7 @@ def _describe(field: Mapping[str, Any]) -> str:
 
 def _report(result: types.CallToolResult) -> bool:
     text = " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
-    print(f"<- {'error' if result.is_error else 'result'}: {text}")
+    print(shown(f"<- {'error' if result.is_error else 'result'}: {text}"))
     if not result.is_error and not text.startswith("Shipped"):
         print("   Nothing was shipped: saying no is a valid answer, and the tool handled it.")
     return not result.is_error

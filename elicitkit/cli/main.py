@@ -8,6 +8,7 @@ import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from elicitkit.cli.shown_text import shown
 from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
 
 DESCRIPTION = """\
@@ -136,15 +137,16 @@ def _schema(target: str, protocol: str) -> int:
 
     module_name, name = split_target(target)
     if name is None:
-        print(f"elicitkit schema: give MODULE:NAME, not {target!r}.", file=sys.stderr)
+        print(shown(f"elicitkit schema: give MODULE:NAME, not {target!r}."), file=sys.stderr)
         return 2
     try:
         found = named(load_module(module_name), name)
         schema = requested_schema(found.tp, protocol=protocol)
     except (LoadError, FormDefinitionError) as error:
-        print(f"elicitkit schema: {error}", file=sys.stderr)
+        print(shown(f"elicitkit schema: {error}"), file=sys.stderr)
         return 1
-    print(json.dumps(schema, indent=2, ensure_ascii=False))
+    # JSON already escapes C0 controls; shown() writes the rest (C1, bidi) as JSON escapes.
+    print(shown(json.dumps(schema, indent=2, ensure_ascii=False)))
     return 0
 
 
@@ -164,23 +166,23 @@ def _check(target: str) -> int:
         module = load_module(module_name)
         forms = [named(module, name)] if name is not None else forms_in(module)
     except LoadError as error:
-        print(f"elicitkit check: {error}", file=sys.stderr)
+        print(shown(f"elicitkit check: {error}"), file=sys.stderr)
         return 1
     except FormDefinitionError as error:  # raised by @form while the module was imported
-        print(f"{module_name}: error: {error}")
+        print(shown(f"{module_name}: error: {error}"))
         print("1 error, 0 warnings.")
         return 1
     if not forms:
-        print(f"{module_name}: no forms found (no @form classes, no ask() calls).")
+        print(shown(f"{module_name}: no forms found (no @form classes, no ask() calls)."))
         return 0
     errors = warnings = 0
     for report in map(check_form, forms):
         where = f"{module_name}:{report.form.line}" if report.form.line else module_name
-        print(f"{where}: {report.form.name}")
+        print(shown(f"{where}: {report.form.name}"))
         for problem in report.errors:
-            print(f"  error: {problem}")
+            print(shown(f"  error: {problem}"))
         for warning in report.warnings:
-            print(f"  warning: {warning}")
+            print(shown(f"  warning: {warning}"))
         if not report.errors and not report.warnings:
             print("  ok")
         errors += len(report.errors)

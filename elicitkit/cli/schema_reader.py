@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
+from elicitkit.cli.shown_text import shown
+
 FieldKind = Literal["text", "integer", "number", "boolean", "choice", "multi"]
 
 
@@ -199,7 +201,9 @@ class WireField:
             return options[int(text) - 1][0]
         folded = text.casefold()
         for value, label in options:
-            if folded in (value.casefold(), label.casefold()):
+            # The terminal shows, completes and prefills an option as shown() writes it, so
+            # that form picks it too (the value sent is the server's own).
+            if folded in {form.casefold() for form in (value, label, shown(value), shown(label))}:
                 return value
         raise ValueError(f"One of 1-{len(options)}, or a value from the list.")
 

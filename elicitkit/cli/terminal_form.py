@@ -20,6 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.validation import ValidationError, Validator
 
 from elicitkit.cli.schema_reader import SKIP, WireField, wire_fields
+from elicitkit.cli.shown_text import shown
 
 TOOLBAR = " Enter: next field · Ctrl-C: cancel the form "
 
@@ -32,7 +33,7 @@ class _FieldValidator(Validator):
         try:
             self._field.parse(document.text)
         except ValueError as problem:
-            raise ValidationError(len(document.text), str(problem)) from None
+            raise ValidationError(len(document.text), shown(problem)) from None
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,12 @@ async def fill_in(params: Mapping[str, Any]) -> TerminalAnswer:
     """
     schema: Mapping[str, Any] = params.get("requestedSchema", {})
     fields = wire_fields(schema)
-    print(f"\n  {params.get('message', 'The server asks:')}")
+    # Everything below that comes from the server goes through shown(): see shown_text.
+    print(shown(f"\n  {params.get('message', 'The server asks:')}"))
     for field in fields:
         description = field.schema.get("description")
         about = f" - {description}" if description else ""
-        print(f"    {field.title}{about} ({field.hint()})")
+        print(shown(f"    {field.title}{about} ({field.hint()})"))
     try:
         choice = await keypress(
             "  [Enter/y] fill in · [n] decline · [c] cancel ", {"y": "y", "n": "n", "c": "c"}, "y"
@@ -98,28 +100,32 @@ async def _ask_field(field: WireField) -> Any:
         keys = {"y": "y", "n": "n"}
         if not field.required:
             keys["s"] = ""
-        shown = "[Y/n]" if default == "y" else "[y/N]" if default == "n" else "[y/n]"
+        choices = "[Y/n]" if default == "y" else "[y/N]" if default == "n" else "[y/n]"
         skip = " [s]kip" if not field.required else ""
-        answer = await keypress(f"  {field.title}? {shown}{skip} ", keys, default)
-        print(f"  {field.title}: {'yes' if answer == 'y' else 'no' if answer == 'n' else '-'}")
+        title = shown(field.title)
+        answer = await keypress(f"  {title}? {choices}{skip} ", keys, default)
+        print(f"  {title}: {'yes' if answer == 'y' else 'no' if answer == 'n' else '-'}")
         return field.parse(answer)
     if field.kind in ("choice", "multi"):
         for number, (value, label) in enumerate(field.options, 1):
-            shown = label if label == value else f"{label} ({value})"
-            print(f"      {number}) {shown}")
+            option = label if label == value else f"{label} ({value})"
+            print(shown(f"      {number}) {option}"))
+    # prompt_toolkit draws the prompt, the completion menu and the prefilled default itself,
+    # so each gets the shown() text (a completed or prefilled option is matched back to its
+    # value by WireField.parse).
     completer = (
-        WordCompleter([value for value, _ in field.options], ignore_case=True)
+        WordCompleter([shown(value) for value, _ in field.options], ignore_case=True)
         if field.options
         else None
     )
     session: PromptSession[str] = PromptSession(
-        f"  {field.title}: ",
+        shown(f"  {field.title}: "),
         validator=_FieldValidator(field),
         validate_while_typing=True,
         completer=completer,
         bottom_toolbar=TOOLBAR,
     )
-    text = await session.prompt_async(default=field.prefill())
+    text = await session.prompt_async(default=shown(field.prefill()))
     return field.parse(text)
 
 

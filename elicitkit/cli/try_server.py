@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit.cli.schema_reader import WireField, wire_fields
+from elicitkit.cli.shown_text import shown
 from elicitkit.cli.terminal_form import fill_fields, fill_in
 from elicitkit.protocol import LATEST_PROTOCOL, check_protocol
 
@@ -28,7 +29,7 @@ def run_try(server: str, tool: str | None, arguments: str | None, protocol: str 
     try:
         parsed = None if arguments is None else _parse_arguments(arguments)
     except (ValueError, TypeError) as problem:
-        print(f"elicitkit try: {problem}", file=sys.stderr)
+        print(shown(f"elicitkit try: {problem}"), file=sys.stderr)
         return 2
     command = _command(server)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
@@ -40,9 +41,9 @@ def run_try(server: str, tool: str | None, arguments: str | None, protocol: str 
         except Exception as error:  # noqa: BLE001  (the server's failure, told in one line)
             errlog.seek(0)
             log = errlog.read().strip()
-            print(f"elicitkit try: the session with {server} failed: {_describe(error)}")
+            print(shown(f"elicitkit try: the session with {server} failed: {_describe(error)}"))
             if log:
-                print(f"The server's stderr:\n{log}", file=sys.stderr)
+                print(shown(f"The server's stderr:\n{log}"), file=sys.stderr)
             return 1
 
 
@@ -88,20 +89,20 @@ async def _session(
         version=version,  # 2025-06-18 is offered only when asked for
     )
     async with client:
-        print(f"Connected: MCP {client.protocol_version}.")
+        print(shown(f"Connected: MCP {client.protocol_version}."))
         if tool is None:
             return await _list_tools(client)
         if arguments is None:
             arguments = await _ask_arguments(client, tool)
             if arguments is None:
                 return 2
-        print(f"-> {tool} {json.dumps(arguments)}")
+        print(shown(f"-> {tool} {json.dumps(arguments)}"))
         result = await client.call_tool(tool, arguments)
     text = "\n".join(
         block.text if isinstance(block, types.TextContent) else f"[{block.type}]"
         for block in result.content
     )
-    print(f"<- {'error' if result.is_error else 'result'}: {text}")
+    print(shown(f"<- {'error' if result.is_error else 'result'}: {text}"))
     return 1 if result.is_error else 0
 
 
@@ -112,7 +113,8 @@ async def _list_tools(client: Client) -> int:
         schema: dict[str, Any] = tool.input_schema
         properties: dict[str, Any] = schema.get("properties", {})
         params = ", ".join(properties)
-        print(f"  {tool.name}({params}){f': {tool.description}' if tool.description else ''}")
+        about = f": {tool.description}" if tool.description else ""
+        print(shown(f"  {tool.name}({params}){about}"))
     return 0
 
 
@@ -126,7 +128,7 @@ async def _ask_arguments(client: Client, name: str) -> dict[str, Any] | None:
     tool = next((tool for tool in listed.tools if tool.name == name), None)
     if tool is None:
         known = ", ".join(tool.name for tool in listed.tools) or "none"
-        print(f"elicitkit try: the server has no tool {name!r} (its tools: {known}).")
+        print(shown(f"elicitkit try: the server has no tool {name!r} (its tools: {known})."))
         return None
     schema = tool.input_schema
     if not schema.get("properties"):
@@ -136,12 +138,14 @@ async def _ask_arguments(client: Client, name: str) -> dict[str, Any] | None:
         flat = _flat(field.schema)
         if flat is None:
             print(
-                f"elicitkit try: the argument {field.key!r} of {name} is not a plain value; "
-                "pass the arguments with --args JSON."
+                shown(
+                    f"elicitkit try: the argument {field.key!r} of {name} is not a plain "
+                    "value; pass the arguments with --args JSON."
+                )
             )
             return None
         fields.append(WireField(field.key, flat, field.required))
-    print(f"  The arguments of {name}:")
+    print(shown(f"  The arguments of {name}:"))
     try:
         return await fill_fields(fields)
     except (KeyboardInterrupt, EOFError):

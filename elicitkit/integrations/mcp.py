@@ -58,12 +58,14 @@ from elicitkit.errors import (
     ElicitationUnsupported,
     ElicitError,
     FormDefinitionError,
+    InvalidContent,
 )
 from elicitkit.integrations._environment import (
     completions_from_environment,
     seal_with_environment_key,
     store_from_environment,
 )
+from elicitkit.integrations._quiet_log import withhold_answer_values
 from elicitkit.integrations._sdk_private import state_ttl, tool_uses_resolve
 
 logger = logging.getLogger(__name__)
@@ -649,8 +651,14 @@ def _become_request_error(error: Exception) -> None:
 
 
 def _become_tool_error(error: Exception, host: Host) -> None:
-    """Make ``error`` an instance of its own class and of the host's tool error at once."""
+    """Make ``error`` an instance of its own class and of the host's tool error at once.
+
+    The text of an `InvalidContent` quotes what the user sent, for the model to read; the
+    server SDK's log must not keep it, so the filter of `_quiet_log` is put in place first.
+    """
     _become(error, host.tool_error, host.tool_error_fields)
+    if isinstance(error, InvalidContent):
+        withhold_answer_values()
 
 
 def _become(error: Exception, base: type[Exception], fields: Mapping[str, object]) -> bool:
