@@ -292,9 +292,7 @@ class AtMostOnce:
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.1)
 
-    async def _renewing(
-        self, dialogue: str, token: str, round_: Callable[[], Awaitable[R]]
-    ) -> R:
+    async def _renewing(self, dialogue: str, token: str, round_: Callable[[], Awaitable[R]]) -> R:
         """Run ``round_`` while renewing its lease; raise what it raised, unwrapped."""
 
         async def renew() -> None:
@@ -303,9 +301,7 @@ class AtMostOnce:
                 try:
                     renewed = await self._call(
                         "renew",
-                        lambda: self.store.renew(
-                            dialogue, token, lease=self.lease, keep=self.keep
-                        ),
+                        lambda: self.store.renew(dialogue, token, lease=self.lease, keep=self.keep),
                     )
                 except StoreUnavailable:
                     continue  # logged; the next renewal may reach it before the lease lapses
@@ -337,9 +333,7 @@ class AtMostOnce:
     async def _record(self, dialogue: str, record: str) -> None:
         """Record ``record``; on failure, log it: the dialogue stays closed anyway."""
         try:
-            await self._call(
-                "record", lambda: self.store.record(dialogue, record, keep=self.keep)
-            )
+            await self._call("record", lambda: self.store.record(dialogue, record, keep=self.keep))
         except StoreUnavailable:
             logger.error(
                 "elicitkit could not record the outcome of dialogue %s: the client gets "

@@ -3,6 +3,7 @@
 Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client)::
 
     from redis.asyncio import Redis
+from redis.exceptions import ConnectionError  # noqa: A004  (redis's, not the builtin)
     from elicitkit.stores import RedisStore
 
     elicitkit.install(server, store=RedisStore(Redis.from_url("redis://localhost:6379/0")))
@@ -21,7 +22,10 @@ failover lost (``appendfsync everysec`` loses up to a second, a replica may lag)
 dialogue is refused as forgotten rather than run again. The price is that a Redis restart
 ends the calls in progress (their users start afresh); completed calls still replay.
 
-Every operation is one Lua script, so one atomic step on the server. The durability this
+Every operation is one Lua script (or one ``SET``), so one atomic step on the server, and
+idempotent (a claim sent twice by the same round finds its own lease), so each is sent
+once more on a fresh connection when the first fails to reach Redis: after a restart the
+client's pooled connections are dead, and the first command on each fails. The durability this
 relies on, and what `RedisStore` checks of it at first use, is in ``docs/http.md``.
 """
 
@@ -31,6 +35,7 @@ import logging
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError  # noqa: A004  (redis's, not the builtin)
 
 from elicitkit._replay.store import Claim
 
@@ -46,17 +51,25 @@ local run = string.sub(string.match(redis.call('INFO', 'server'), 'run_id:(%x+)'
 local value = redis.call('GET', KEYS[1])
 """
 # ARGV: keep (ms).
-_OPEN = _PRELUDE + """
+_OPEN = (
+    _PRELUDE
+    + """
 redis.call('SET', KEYS[1], 'O' .. run, 'PX', ARGV[1])
 return 1
 """
+)
 # ARGV: token, lease (ms), keep (ms), known ('1' or '0'). Returns false when claimed.
-_CLAIM = _PRELUDE + """
+_CLAIM = (
+    _PRELUDE
+    + """
 local kind = value and string.sub(value, 1, 1)
 if kind == 'L' then
-  local deadline, owner = string.match(value, '^L(%d+):(%x*):')
+  local deadline, owner, holder = string.match(value, '^L(%d+):(%x*):(.*)$')
   if deadline == nil then return 'B' end  -- an older elicitkit's lease: it expires with its key
-  if owner == run and tonumber(deadline) > now then return 'B' end
+  if owner == run and tonumber(deadline) > now then
+    if holder == ARGV[1] then return false end  -- this very claim, sent again: still ours
+    return 'B'
+  end
   redis.call('SET', KEYS[1], 'I', 'PX', ARGV[3])
   return 'I'
 end
@@ -68,8 +81,11 @@ redis.call('SET', KEYS[1], 'L' .. string.format('%d', now + tonumber(ARGV[2])) .
   .. ':' .. ARGV[1], 'PX', ARGV[3])
 return false
 """
+)
 # ARGV: token, lease (ms), keep (ms). Returns 1 when renewed.
-_RENEW = _PRELUDE + """
+_RENEW = (
+    _PRELUDE
+    + """
 if value == false then return 0 end
 local owner, token = string.match(value, '^L%d+:(%x*):(.*)$')
 if token ~= ARGV[1] or owner ~= run then return 0 end
@@ -77,14 +93,18 @@ redis.call('SET', KEYS[1], 'L' .. string.format('%d', now + tonumber(ARGV[2])) .
   .. ':' .. token, 'PX', ARGV[3])
 return 1
 """
+)
 # ARGV: token, keep (ms).
-_RELEASE = _PRELUDE + """
+_RELEASE = (
+    _PRELUDE
+    + """
 if value == false then return 0 end
 local owner, token = string.match(value, '^L%d+:(%x*):(.*)$')
 if token ~= ARGV[1] or owner ~= run then return 0 end
 redis.call('SET', KEYS[1], 'O' .. run, 'PX', ARGV[2])
 return 1
 """
+)
 _STATUSES = {"B": "busy", "I": "interrupted", "F": "forgotten"}
 
 
@@ -105,17 +125,16 @@ class RedisStore:
     async def open(self, dialogue: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.open`."""
         await self._first_use()
-        await self._redis.eval(_OPEN, 1, self._prefix + dialogue, _milliseconds(keep))
+        await self._eval(_OPEN, dialogue, _milliseconds(keep))
 
     async def claim(
         self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
     ) -> Claim:
         """See `elicitkit.stores.OutcomeStore.claim`."""
         await self._first_use()
-        value: object = await self._redis.eval(
+        value = await self._eval(
             _CLAIM,
-            1,
-            self._prefix + dialogue,
+            dialogue,
             token,
             _milliseconds(lease),
             _milliseconds(keep),
@@ -130,18 +149,22 @@ class RedisStore:
 
     async def renew(self, dialogue: str, token: str, *, lease: float, keep: float) -> bool:
         """See `elicitkit.stores.OutcomeStore.renew`."""
-        renewed: object = await self._redis.eval(
-            _RENEW, 1, self._prefix + dialogue, token, _milliseconds(lease), _milliseconds(keep)
+        renewed = await self._eval(
+            _RENEW, dialogue, token, _milliseconds(lease), _milliseconds(keep)
         )
         return renewed == 1
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.record`."""
-        await self._redis.set(self._prefix + dialogue, "R" + outcome, px=_milliseconds(keep))
+        key, value, px = self._prefix + dialogue, "R" + outcome, _milliseconds(keep)
+        try:
+            await self._redis.set(key, value, px=px)
+        except ConnectionError:
+            await self._redis.set(key, value, px=px)
 
     async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.release`."""
-        await self._redis.eval(_RELEASE, 1, self._prefix + dialogue, token, _milliseconds(keep))
+        await self._eval(_RELEASE, dialogue, token, _milliseconds(keep))
 
     async def durability_problems(self) -> list[str]:
         """Say which of Redis's settings break at-most-once's durability contract.
@@ -179,6 +202,12 @@ class RedisStore:
                 "after the restart. Set appendfsync always."
             )
         return problems
+
+    async def _eval(self, script: str, dialogue: str, *args: object) -> object:
+        try:
+            return await self._redis.eval(script, 1, self._prefix + dialogue, *args)
+        except ConnectionError:  # a dead pooled connection: once more, on a fresh one
+            return await self._redis.eval(script, 1, self._prefix + dialogue, *args)
 
     async def _first_use(self) -> None:
         if self._checked:

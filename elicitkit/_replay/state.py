@@ -267,7 +267,14 @@ _WORTH_COMPRESSING = 200
 
 
 _Decoded = tuple[
-    str, bool, int, dict[str, Carried], dict[str, str], dict[str, float], float | None, dict[str, str]
+    str,
+    bool,
+    int,
+    dict[str, Carried],
+    dict[str, str],
+    dict[str, float],
+    float | None,
+    dict[str, str],
 ]
 
 

@@ -293,9 +293,7 @@ class ElicitkitMiddleware:
             if replay.dialogue is None:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
-                return await self.once.begin(
-                    round_, lambda: replay.dialogue, _OUTCOMES[ctx.method]
-                )
+                return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
             return await self.once.run(
                 replay.dialogue, round_, _OUTCOMES[ctx.method], known=replay.known
             )
