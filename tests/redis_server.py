@@ -83,20 +83,10 @@ class RedisProcess:
             if self.durable
             else ["--appendonly", "no"]
         )
+        where = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        debug = ["--enable-debug-command", "local"]  # DEBUG SLEEP, from loopback only
         self.process = subprocess.Popen(
-            [
-                _binary(),
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--enable-debug-command",
-                "local",
-                *persistence,
-                *self.settings,
-            ],  # fmt: skip
+            [_binary(), *where, *debug, *persistence, *self.settings],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -348,14 +348,16 @@ async def test_redis_durability_is_checked_at_first_use(
     store: RedisStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     assert await store.durability_problems() == [
-        "Redis neither persists writes (appendonly no) nor has a replica, so a restart "
-        "forgets every dialogue, and their later rounds are refused as forgotten. Set "
-        "appendonly yes and appendfsync always, or replicate it."
+        (
+            "Redis neither persists writes (appendonly no) nor has a replica, so a restart "
+            "forgets every dialogue, and their later rounds are refused as forgotten. Set "
+            "appendonly yes and appendfsync always, or replicate it."
+        )
     ]
     await store.open("d", keep=60)
     await store.open("e", keep=60)
-    assert caplog.messages == [f"elicitkit's RedisStore: {store_problem}" for store_problem in
-                               await store.durability_problems()]  # fmt: skip
+    problems = await store.durability_problems()
+    assert caplog.messages == [f"elicitkit's RedisStore: {problem}" for problem in problems]
     with redis_process(durable=True) as durable:
         client = Redis.from_url(durable.url)
         try:
@@ -406,16 +408,14 @@ def test_install_warns_when_the_key_is_shared_but_the_store_is_not(
     monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
     elicitkit.install(MCPServer("split"))
     elicitkit.install(MCPServer("explicit"), store=MemoryStore())
-    assert [(r.levelno, r.getMessage()) for r in caplog.records] == 2 * [
-        (
-            logging.WARNING,
-            "elicitkit records dialogues in a MemoryStore of this process while "
-            "MCP_REQUEST_STATE_KEY shares the sealing key, so a round that reaches another "
-            "worker, or this one after a restart, finds no record of its call and is refused "
-            "(the user must start the call afresh). Share one store between the workers: set "
-            "ELICITKIT_REDIS_URL, or pass install(server, store=RedisStore(...)).",
-        )
-    ]
+    split = (
+        "elicitkit records dialogues in a MemoryStore of this process while "
+        "MCP_REQUEST_STATE_KEY shares the sealing key, so a round that reaches another "
+        "worker, or this one after a restart, finds no record of its call and is refused "
+        "(the user must start the call afresh). Share one store between the workers: set "
+        "ELICITKIT_REDIS_URL, or pass install(server, store=RedisStore(...))."
+    )
+    assert [(r.levelno, r.getMessage()) for r in caplog.records] == 2 * [(logging.WARNING, split)]
     caplog.clear()
     monkeypatch.delenv("MCP_REQUEST_STATE_KEY")
     elicitkit.install(MCPServer("alone"))
@@ -470,7 +470,9 @@ async def test_a_large_result_is_kept_as_a_digest_and_its_replay_says_so() -> No
     assert again.is_error
     text = text_of(again)
     assert text.startswith("This call already completed, and it is not run again. Its result (")
-    assert "was larger than the 32768 bytes the server keeps to answer a repeated request, " \
-        "so only its beginning was kept: " in text  # fmt: skip
+    assert (
+        "was larger than the 32768 bytes the server keeps to answer a repeated request, "
+        "so only its beginning was kept: "
+    ) in text
     assert len(text) < 1_000
     assert charges == ["10 to Ada"]

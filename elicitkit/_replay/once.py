@@ -51,7 +51,7 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar, cast
 
 import anyio
 
@@ -328,14 +328,14 @@ class AtMostOnce:
                 group.cancel_scope.cancel()
         if failure is not None:
             raise failure
-        return result  # type: ignore[return-value]  (set: round_ returned)
+        return cast("R", result)  # set: round_ returned
 
     async def _record(self, dialogue: str, record: str) -> None:
         """Record ``record``; on failure, log it: the dialogue stays closed anyway."""
         try:
             await self._call("record", lambda: self.store.record(dialogue, record, keep=self.keep))
         except StoreUnavailable:
-            logger.error(
+            logger.error(  # noqa: TRY400  (_call logged the cause; this says what it means)
                 "elicitkit could not record the outcome of dialogue %s: the client gets "
                 "this round's outcome, and the call is never run again (its lease lapses "
                 "within %g seconds, and later rounds are told it was interrupted, or that "
@@ -350,7 +350,7 @@ class AtMostOnce:
             with anyio.fail_after(self.timeout):
                 return await call()
         except TimeoutError:
-            logger.error(
+            logger.error(  # noqa: TRY400  (a timeout has no traceback worth logging)
                 "elicitkit's outcome store (%s) did not answer %s within %g seconds.",
                 type(self.store).__name__,
                 what,
@@ -358,7 +358,8 @@ class AtMostOnce:
             )
             raise StoreUnavailable(what) from None
         except Exception as error:
-            logger.error(
+            # One line, not a traceback: a store that is down fails every round for a while.
+            logger.error(  # noqa: TRY400
                 "elicitkit's outcome store (%s) failed %s: %s",
                 type(self.store).__name__,
                 what,
@@ -380,8 +381,9 @@ class AtMostOnce:
 
     def _replayed(self, record: str, outcomes: Outcomes[R]) -> R:
         fields: dict[str, Any] = json.loads(record)
-        capped = fields.get("c")
-        if isinstance(capped, dict) and "r" not in fields and "e" not in fields:
+        found = fields.get("c")
+        if isinstance(found, dict) and "r" not in fields and "e" not in fields:
+            capped = cast("dict[str, Any]", found)
             return outcomes.refused(
                 TOO_LARGE_TO_KEEP.format(
                     size=capped.get("bytes"),
