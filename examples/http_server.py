@@ -7,7 +7,9 @@ The default configuration keeps sessions and answers with SSE streams, which is 
 ``ask()`` send its question in the middle of a call on 2025-06-18 and 2025-11-25; on
 2026-07-28 ``ask()`` replays the tool and works with any configuration. With several
 workers behind a load balancer, set MCP_REQUEST_STATE_KEY (32 bytes or more) to the same
-secret in each, so a retry may reach any worker. docs/http.md explains each setting.
+secret in each, so a retry may reach any worker, and ELICITKIT_REDIS_URL to one Redis, where
+every worker records the calls it completes (without it, a worker refuses to continue a call
+it has no record of). docs/http.md explains each setting.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 
 from elicitkit import ask, install
+from elicitkit.stores import MemoryStore
 from tests.loopback import free_port, listening, serving
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
@@ -39,12 +40,18 @@ def anyio_backend() -> str:
 
 
 @contextmanager
-def http_server(*flags: str, key: str | None = None) -> Iterator[str]:
-    """Start examples/http_server.py on a free loopback port; yield its URL; stop it."""
+def http_server(*flags: str, key: str | None = None, redis: str | None = None) -> Iterator[str]:
+    """Start examples/http_server.py on a free loopback port; yield its URL; stop it.
+
+    ``key`` and ``redis`` set ``MCP_REQUEST_STATE_KEY`` and ``ELICITKIT_REDIS_URL``.
+    """
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "MCP_REQUEST_STATE_KEY"}
+    variables = ("MCP_REQUEST_STATE_KEY", "ELICITKIT_REDIS_URL")
+    env = {k: v for k, v in os.environ.items() if k not in variables}
     if key is not None:
         env["MCP_REQUEST_STATE_KEY"] = key
+    if redis is not None:
+        env["ELICITKIT_REDIS_URL"] = redis
     with listening([sys.executable, str(EXAMPLE), "--port", str(port), *flags], port, env=env):
         yield f"http://127.0.0.1:{port}/mcp"
 
@@ -144,10 +151,25 @@ async def _round_one_then_retry_elsewhere(first: str, second: str) -> str:
         return done.content[0].text  # type: ignore[union-attr]
 
 
-async def test_two_workers_with_a_shared_key_continue_each_others_calls() -> None:
+async def test_two_workers_with_a_shared_key_and_store_continue_each_others_calls(
+    redis_url: str,
+) -> None:
+    key = secrets.token_hex(32)
+    with (
+        http_server("--stateless", key=key, redis=redis_url) as one,
+        http_server("--stateless", key=key, redis=redis_url) as two,
+    ):
+        assert await _round_one_then_retry_elsewhere(one, two) == DONE
+
+
+async def test_two_workers_with_a_shared_key_but_a_store_each_refuse_each_others_calls() -> None:
+    """Each keeps its own MemoryStore: the second has no record of the call, so it refuses.
+
+    Before, it ran the call again; a final round resent to it repeated the side effect.
+    """
     key = secrets.token_hex(32)
     with http_server("--stateless", key=key) as one, http_server("--stateless", key=key) as two:
-        assert await _round_one_then_retry_elsewhere(one, two) == DONE
+        assert await _round_one_then_retry_elsewhere(one, two) == "refused with -32603"
 
 
 async def test_two_workers_with_their_own_keys_refuse_each_others_state() -> None:
@@ -169,10 +191,10 @@ def _load_example() -> Any:
     return module
 
 
-def _fastmcp_server() -> FastMCP[Any]:
+def _fastmcp_server(store: MemoryStore | None = None) -> FastMCP[Any]:
     """The example's tool on a fastmcp server (the form class is the example's)."""
     slot_form = _load_example().DeliverySlot
-    server = install(FastMCP("deliveries"))
+    server = install(FastMCP("deliveries"), store=store)
 
     @server.tool
     async def schedule_delivery(order: str) -> str:
@@ -242,14 +264,16 @@ async def test_fastmcp_workers_seal_with_the_key_install_reads(
     """install() makes fastmcp's own RequestStateBoundary seal with MCP_REQUEST_STATE_KEY.
 
     Two fastmcp servers built alike (as two workers would be), each under its own uvicorn:
-    the first round on one, the retry on the other.
+    the first round on one, the retry on the other. They share one store, as workers share
+    a RedisStore: without it the second would refuse a call it has no record of.
     """
     if key is None:
         monkeypatch.delenv("MCP_REQUEST_STATE_KEY", raising=False)
     else:
         monkeypatch.setenv("MCP_REQUEST_STATE_KEY", key)
+    store = MemoryStore()
     one, two = (
-        _fastmcp_server().http_app(path="/mcp", stateless_http=True, json_response=True)
+        _fastmcp_server(store).http_app(path="/mcp", stateless_http=True, json_response=True)
         for _ in range(2)
     )
     async with serving_mcp(one) as first, serving_mcp(two) as second:

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sys
+import tracemalloc
 from collections.abc import AsyncIterator
 
 import anyio
 import pytest
 from redis.asyncio import Redis
 
+from elicitkit._replay.store import ENTRY_OVERHEAD_BYTES
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 
 pytestmark = pytest.mark.anyio
+
+KEEP = 60.0
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -27,37 +32,75 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[OutcomeStore]:
         await client.aclose()
 
 
+async def claim(
+    store: OutcomeStore, dialogue: str, token: str, *, lease: float = 60, known: bool = True
+) -> Claim:
+    return await store.claim(dialogue, token, lease=lease, keep=KEEP, known=known)
+
+
 async def test_the_first_claim_wins_and_the_next_is_busy(store: OutcomeStore) -> None:
-    assert await store.claim("d1", "a", lease=60) == Claim("claimed")
-    assert await store.claim("d1", "b", lease=60) == Claim("busy")
-    assert await store.claim("d2", "b", lease=60) == Claim("claimed")  # another dialogue
+    await store.open("d1", keep=KEEP)
+    await store.open("d2", keep=KEEP)
+    assert await claim(store, "d1", "a") == Claim("claimed")
+    assert await claim(store, "d1", "b") == Claim("busy")
+    assert await claim(store, "d2", "b") == Claim("claimed")  # another dialogue
 
 
 async def test_a_record_is_given_to_every_later_claim(store: OutcomeStore) -> None:
-    assert await store.claim("d", "a", lease=60) == Claim("claimed")
-    await store.record("d", '{"r":1}', keep=60)
-    assert await store.claim("d", "b", lease=60) == Claim("recorded", '{"r":1}')
-    assert await store.claim("d", "c", lease=60) == Claim("recorded", '{"r":1}')
+    await store.open("d", keep=KEEP)
+    assert await claim(store, "d", "a") == Claim("claimed")
+    await store.record("d", '{"r":1}', keep=KEEP)
+    assert await claim(store, "d", "b") == Claim("recorded", '{"r":1}')
+    assert await claim(store, "d", "c") == Claim("recorded", '{"r":1}')
 
 
 async def test_only_the_holder_releases_a_lease_and_a_record_stays(store: OutcomeStore) -> None:
-    assert await store.claim("d", "a", lease=60) == Claim("claimed")
-    await store.release("d", "someone-else")
-    assert await store.claim("d", "b", lease=60) == Claim("busy")
-    await store.release("d", "a")
-    assert await store.claim("d", "b", lease=60) == Claim("claimed")
-    await store.record("d", "done", keep=60)
-    await store.release("d", "b")
-    assert await store.claim("d", "c", lease=60) == Claim("recorded", "done")
+    await store.open("d", keep=KEEP)
+    assert await claim(store, "d", "a") == Claim("claimed")
+    await store.release("d", "someone-else", keep=KEEP)
+    assert await claim(store, "d", "b") == Claim("busy")
+    await store.release("d", "a", keep=KEEP)
+    assert await claim(store, "d", "b") == Claim("claimed")  # released: open again
+    await store.record("d", "done", keep=KEEP)
+    await store.release("d", "b", keep=KEEP)
+    assert await claim(store, "d", "c") == Claim("recorded", "done")
 
 
-async def test_leases_and_records_expire(store: OutcomeStore) -> None:
-    assert await store.claim("lapsed", "a", lease=0.05) == Claim("claimed")
-    assert await store.claim("kept", "a", lease=60) == Claim("claimed")
-    await store.record("kept", "done", keep=0.05)
+async def test_a_known_dialogue_without_a_trace_is_forgotten(store: OutcomeStore) -> None:
+    """What a restart, a flush, an eviction or another process's memory store looks like."""
+    assert await claim(store, "lost", "a") == Claim("forgotten")
+    assert await claim(store, "lost", "b") == Claim("forgotten")  # and it stays so
+    # A state of an earlier version does not say the store saw it: it claims as before.
+    assert await claim(store, "legacy", "a", known=False) == Claim("claimed")
+
+
+async def test_a_lapsed_lease_is_interrupted_for_good(store: OutcomeStore) -> None:
+    await store.open("crashed", keep=KEEP)
+    assert await claim(store, "crashed", "a", lease=0.05) == Claim("claimed")
     await anyio.sleep(0.15)
-    assert await store.claim("lapsed", "b", lease=60) == Claim("claimed")  # a crashed holder
-    assert await store.claim("kept", "b", lease=60) == Claim("claimed")
+    assert await claim(store, "crashed", "b") == Claim("interrupted")  # a dead holder
+    assert await claim(store, "crashed", "c") == Claim("interrupted")
+    assert not await store.renew("crashed", "a", lease=60, keep=KEEP)
+
+
+async def test_a_renewed_lease_does_not_lapse(store: OutcomeStore) -> None:
+    await store.open("slow", keep=KEEP)
+    assert await claim(store, "slow", "a", lease=0.2) == Claim("claimed")
+    for _ in range(4):  # 0.4 s in all: twice the lease
+        await anyio.sleep(0.1)
+        assert await store.renew("slow", "a", lease=0.2, keep=KEEP)
+    assert await claim(store, "slow", "b") == Claim("busy")
+    assert not await store.renew("slow", "b", lease=0.2, keep=KEEP)  # not its lease
+
+
+async def test_entries_expire(store: OutcomeStore) -> None:
+    await store.open("kept", keep=KEEP)
+    assert await claim(store, "kept", "a") == Claim("claimed")
+    await store.record("kept", "done", keep=0.05)
+    await store.open("idle", keep=0.05)
+    await anyio.sleep(0.15)
+    assert await claim(store, "kept", "b") == Claim("forgotten")
+    assert await claim(store, "idle", "b") == Claim("forgotten")
 
 
 async def test_a_full_memory_store_drops_the_oldest_and_warns(
@@ -65,17 +108,77 @@ async def test_a_full_memory_store_drops_the_oldest_and_warns(
 ) -> None:
     store = MemoryStore(max_entries=2)
     for dialogue in ("d1", "d2", "d3"):
-        await store.record(dialogue, dialogue, keep=60)
+        await store.record(dialogue, dialogue, keep=KEEP)
     assert len(store) == 2
-    assert await store.claim("d3", "x", lease=60) == Claim("recorded", "d3")
-    assert await store.claim("d1", "x", lease=60) == Claim("claimed")  # dropped early
-    assert [record.levelno for record in caplog.records] == [logging.WARNING, logging.WARNING]
+    assert await claim(store, "d3", "x") == Claim("recorded", "d3")
+    assert await claim(store, "d1", "x") == Claim("forgotten")  # dropped early: refused
+    assert [record.levelno for record in caplog.records] == [logging.WARNING]
     assert caplog.records[0].getMessage() == (
-        "elicitkit's MemoryStore is full (2 dialogues): dropped dialogue d1 before it expired, "
-        "so a replay of it could run its tool again. Raise max_entries."
+        "elicitkit's MemoryStore is full (2 dialogues, 134217728 bytes at most): dropped "
+        "dialogue d1 before it expired, so its later rounds will be refused as forgotten. "
+        "Raise max_entries or max_bytes."
+    )
+
+
+async def test_a_memory_store_is_bounded_in_bytes(caplog: pytest.LogCaptureFixture) -> None:
+    """200 outcomes of 1 MB each (the flood of the issue held 385 MB) stay under 4 MB."""
+    bound = 4 * 1024 * 1024
+    store = MemoryStore(max_bytes=bound)
+    megabyte = "x" * 1_000_000
+    tracemalloc.start()
+    try:
+        for index in range(200):
+            await store.record(f"d{index}", megabyte + str(index), keep=KEEP)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert store.bytes <= bound
+    assert len(store) == 4  # 1 MB each, with their overhead
+    assert held < bound + 1024 * 1024  # what Python really holds: the count is honest
+    assert await claim(store, "d199", "x") == Claim("recorded", megabyte + "199")
+    assert await claim(store, "d0", "x") == Claim("forgotten")
+    assert len(caplog.records) == 196
+
+
+async def test_the_byte_count_follows_every_write_and_expiry() -> None:
+    store = MemoryStore()
+    await store.open("d", keep=0.05)
+    assert store.bytes == sys.getsizeof("d") + sys.getsizeof("") + ENTRY_OVERHEAD_BYTES
+    assert await claim(store, "d", "token") == Claim("claimed")
+    await store.record("d", "done", keep=0.05)
+    assert store.bytes == sys.getsizeof("d") + sys.getsizeof("done") + ENTRY_OVERHEAD_BYTES
+    await anyio.sleep(0.1)
+    await store.open("e", keep=KEEP)  # sweeps the expired entry
+    assert len(store) == 1
+    assert store.bytes == sys.getsizeof("e") + sys.getsizeof("") + ENTRY_OVERHEAD_BYTES
+
+
+async def test_the_entry_overhead_is_measured() -> None:
+    """ENTRY_OVERHEAD_BYTES covers what an entry costs besides its strings (tracemalloc)."""
+    store = MemoryStore()
+    names = [f"dialogue-{index:013d}" for index in range(10_000)]
+    outcome = "o" * 100
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for name in names:
+            await store.record(name, outcome, keep=KEEP)
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    measured = (after - before) / len(names)  # strings shared: only the overhead is new
+    assert ENTRY_OVERHEAD_BYTES / 2 < measured <= ENTRY_OVERHEAD_BYTES, measured
+    assert store.bytes == len(names) * (
+        sys.getsizeof(names[0]) + sys.getsizeof(outcome) + ENTRY_OVERHEAD_BYTES
     )
 
 
 def test_a_memory_store_needs_room() -> None:
     with pytest.raises(ValueError, match=r"^MemoryStore needs max_entries of at least 1, not 0\.$"):
         MemoryStore(max_entries=0)
+    with pytest.raises(ValueError) as raised:
+        MemoryStore(max_bytes=1000)
+    assert str(raised.value) == (
+        "MemoryStore needs max_bytes of at least 65536 (64 KiB), not 1000: less could not "
+        "hold one outcome of the largest size kept whole."
+    )

@@ -40,6 +40,6 @@ async def check_keys_and_batches() -> None:
 
 async def check_stores(client: Redis) -> None:
     stores: list[OutcomeStore] = [MemoryStore(max_entries=10), RedisStore(client)]
-    assert_type(await stores[0].claim("d", "t", lease=1.0), Claim)
+    assert_type(await stores[0].claim("d", "t", lease=1.0, keep=60.0, known=True), Claim)
     server = install(MCPServer("s"), store=stores[1], limits=ReplayLimits(max_rounds=5))
     assert_type(server, MCPServer)

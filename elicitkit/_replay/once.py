@@ -1,13 +1,30 @@
 """At most once on MCP 2026-07-28: a dialogue's later rounds, claimed, run, and recorded.
 
-A dialogue (one logical call across its rounds) completes at most once. A round that
-carries a dialogue id claims the dialogue in the `OutcomeStore` before it runs; when the
-round completes the call its outcome is recorded, and a later round of a completed
+A dialogue (one logical call across its rounds) completes at most once. The first round
+that asks a question opens the dialogue's entry in the `OutcomeStore`, and the state it
+returns says so (``Replay.known``). A later round claims the dialogue before it runs; when
+the round completes the call its outcome is recorded, and a later round of a completed
 dialogue gets that record back without running the handler. A round that finds another
 round of its dialogue running waits for it (up to ``wait`` seconds) and then shares its
 outcome. A round interrupted mid-run (cancelled, or an exception that is not an outcome)
 is recorded as interrupted, so the dialogue never runs again: later rounds get an error
 that says so.
+
+It fails closed whenever the store cannot vouch for a dialogue:
+
+* A known dialogue the store has no trace of (restarted empty, evicted, flushed, failed
+  over, or a process-local store of another process) is refused as forgotten
+  (`FORGOTTEN`); nothing runs.
+* A lease is short (``lease``, 10 s) and renewed every third of it while the round runs;
+  a lapsed lease that was never recorded means the holder died, and the next round is
+  told the call was interrupted (`INTERRUPTED`) within seconds, not after the state's
+  lifetime.
+* Every store call has a timeout (``timeout``, 3 s): a store that does not answer fails
+  the round with `STORE_UNAVAILABLE`, never a hang; nothing runs without a claim.
+* A record that cannot be written (the store died after the side effect) does not take
+  the result from the client: it is returned, the failure is logged, and the unrenewed
+  lease lapses into "interrupted" (or the lost entry reads as forgotten), so no later
+  round runs the dialogue again.
 
 Nothing here knows an SDK. The integration says, through `Outcomes`, how its results and
 errors become records and back, what an "input required" result is, and how a problem of
@@ -19,21 +36,31 @@ Records are compact JSON objects:
 
 * ``{"m": kind, "r": data}``: a result of the given kind (the request's method), or
   ``{"r": data}`` for a result the integration passes on as it is;
-* ``{"e": {"code": ..., "message": ..., "data": ...}}``: a JSON-RPC error.
+* ``{"e": {"code": ..., "message": ..., "data": ...}}``: a JSON-RPC error;
+* ``{"m": kind, "c": {"bytes": n, "sha256": hex, "head": text}}`` (since the store
+  learned to forget safely): a result whose record would exceed ``max_record_bytes``,
+  kept as its size, its SHA-256 and its first `HEAD_CHARS` characters. A replay of it
+  gets a short "already completed" answer (`TOO_LARGE_TO_KEEP`) instead of the result.
+  Older versions cannot read this form; they never wrote it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar, cast
 
 import anyio
 
 from elicitkit._replay.store import Claim, OutcomeStore
 
 R = TypeVar("R")
+T = TypeVar("T")
+
+logger = logging.getLogger("elicitkit")
 
 INTERRUPTED = (
     "An earlier request for this call was interrupted before it finished (cancelled, or its "
@@ -44,8 +71,39 @@ BUSY = (
     "Another request for this same call is still running, so its outcome is not known yet. "
     "Send the same request again in a few seconds to get that outcome."
 )
-# JSON-RPC's "internal error": how an interrupted dialogue is reported to later rounds.
+FORGOTTEN = (
+    "The server has lost track of this call: the store where it records each call's "
+    "outcome has no trace of it (the store restarted, failed over, evicted or expired it, "
+    "or is not shared by the server's processes), so the server cannot tell whether the "
+    "call already ran, and it does not run it again. Check the outcome, then start the "
+    "call afresh without requestState to try again."
+)
+STORE_UNAVAILABLE = (
+    "The server could not reach the store where it records each call's outcome, so it "
+    "cannot tell whether this call already ran, and it did not run it. Send the same "
+    "request again in a little while."
+)
+TOO_LARGE_TO_KEEP = (
+    "This call already completed, and it is not run again. Its result ({size} bytes, "
+    "SHA-256 {digest}) was larger than the {limit} bytes the server keeps to answer a "
+    "repeated request, so only its beginning was kept: {head}"
+)
+# JSON-RPC's "internal error": how an interrupted or forgotten dialogue is reported.
 INTERNAL_ERROR = -32603
+# Defaults, in seconds. A lease of 10 s renewed every 3.3 s survives two lost renewals (or
+# one that waits the whole timeout) before it lapses; a dead holder is reported within
+# 10 s. Redis answers in well under a millisecond on a LAN: 3 s is a failure, not a load.
+DEFAULT_LEASE = 10.0
+DEFAULT_TIMEOUT = 3.0
+# Records larger than this keep only a digest and a head: 32 KiB holds the results of
+# ordinary tools whole, and bounds a store's bytes per dialogue (4,000 such records fill
+# MemoryStore's default 128 MiB).
+DEFAULT_MAX_RECORD_BYTES = 32 * 1024
+HEAD_CHARS = 512
+
+
+class StoreUnavailable(Exception):
+    """A store call failed or did not answer within `AtMostOnce.timeout`."""
 
 
 class Outcomes(Protocol[R]):
@@ -88,67 +146,253 @@ class AtMostOnce:
 
     Attributes:
         store: Where outcomes are recorded; shared by every process that serves the clients.
-        keep: Seconds an outcome is kept (and a lease lasts): the lifetime of every state
-            minted before it, plus the clock skew the state's seal tolerates.
+        keep: Seconds a store entry is kept after its last write: the lifetime of every
+            state minted before it, plus the clock skew the state's seal tolerates.
         wait: Seconds a round waits for another round of its dialogue to finish.
+        lease: Seconds a round's claim lasts unless renewed (every third of it).
+        timeout: Seconds one store call may take before the round fails.
+        max_record_bytes: The largest record kept whole (larger: a digest and a head).
     """
 
-    def __init__(self, store: OutcomeStore, *, keep: float, wait: float = 30.0) -> None:
+    def __init__(
+        self,
+        store: OutcomeStore,
+        *,
+        keep: float,
+        wait: float = 30.0,
+        lease: float = DEFAULT_LEASE,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    ) -> None:
         """Record outcomes in ``store`` for ``keep`` seconds; wait ``wait`` on a busy one."""
         self.store = store
         self.keep = keep
         self.wait = wait
+        self.lease = lease
+        self.timeout = timeout
+        self.max_record_bytes = max_record_bytes
+
+    async def begin(
+        self,
+        round_: Callable[[], Awaitable[R]],
+        minted: Callable[[], str | None],
+        outcomes: Outcomes[R],
+    ) -> R:
+        """Run a dialogue's first round; if it asks, open the dialogue in the store.
+
+        Args:
+            round_: The round.
+            minted: The dialogue id the round minted, read after it ran (``None``: it
+                asked nothing, so there is no dialogue).
+            outcomes: The integration's outcomes.
+
+        Returns:
+            The round's result, or ``outcomes.refused(STORE_UNAVAILABLE)`` when the store
+            could not open the dialogue (its state, which says the store knows it, is
+            then never sent).
+        """
+        result = await round_()
+        dialogue = minted()
+        if dialogue is None or not outcomes.needs_input(result):
+            return result
+        try:
+            await self._call("open", lambda: self.store.open(dialogue, keep=self.keep))
+        except StoreUnavailable:
+            return outcomes.refused(STORE_UNAVAILABLE)
+        return result
 
     async def run(
-        self, dialogue: str, round_: Callable[[], Awaitable[R]], outcomes: Outcomes[R]
+        self,
+        dialogue: str,
+        round_: Callable[[], Awaitable[R]],
+        outcomes: Outcomes[R],
+        *,
+        known: bool = False,
     ) -> R:
         """Run ``round_``, a later round of ``dialogue``, at most once to completion.
 
+        Args:
+            dialogue: The dialogue's id.
+            round_: The round.
+            outcomes: The integration's outcomes.
+            known: The state says the store opened the dialogue (states minted before
+                that was said carry ``False``, and a missing entry then means "new").
+
         Returns:
             The round's result; the recorded result of a completed dialogue (without
-            running ``round_``); or ``outcomes.refused(BUSY)`` when another round of the
-            dialogue is still running after ``wait`` seconds.
+            running ``round_``); or ``outcomes.refused(...)`` with `BUSY` (another round
+            still runs after ``wait`` seconds), `STORE_UNAVAILABLE`, or
+            `TOO_LARGE_TO_KEEP`.
 
         Raises:
-            BaseException: What ``round_`` raised (recorded first), or a recorded error.
+            BaseException: What ``round_`` raised (recorded first), a recorded error, or
+                the -32603 error of an interrupted or forgotten dialogue.
         """
-        lease = secrets.token_urlsafe(8)
-        claim = await self._claim(dialogue, lease)
+        token = secrets.token_urlsafe(8)
+        try:
+            claim = await self._claim(dialogue, token, known=known)
+        except StoreUnavailable:
+            return outcomes.refused(STORE_UNAVAILABLE)
         if claim.status == "recorded":
-            return replayed(claim.outcome or "", outcomes)
+            return self._replayed(claim.outcome or "", outcomes)
+        if claim.status == "interrupted":
+            outcomes.raise_error({"code": INTERNAL_ERROR, "message": INTERRUPTED})
+        if claim.status == "forgotten":
+            logger.warning(
+                "elicitkit refused a round of dialogue %s: the store has no trace of it "
+                "although the dialogue's state says the store opened it, so the store lost "
+                "what it knew (a restart, failover, eviction or flush) or is not shared by "
+                "every process. The client was told to start the call afresh.",
+                dialogue,
+            )
+            outcomes.raise_error({"code": INTERNAL_ERROR, "message": FORGOTTEN})
         if claim.status == "busy":
             return outcomes.refused(BUSY)
         try:
-            result = await round_()
+            result = await self._renewing(dialogue, token, round_)
         except BaseException as error:
             data = outcomes.error_data(error)
             if data is not None:
-                await self.store.record(dialogue, error_record(data), keep=self.keep)
+                await self._record(dialogue, error_record(data))
                 raise
             # Cancelled or crashed mid-round: the handler may have got past its last ask()
             # and done its side effect, so the dialogue must not run again. Later rounds
             # get an error that says so (shielded: a cancellation must not skip the record).
             with anyio.CancelScope(shield=True):
                 interrupted = {"code": INTERNAL_ERROR, "message": INTERRUPTED}
-                await self.store.record(dialogue, error_record(interrupted), keep=self.keep)
+                await self._record(dialogue, error_record(interrupted))
             raise
         if outcomes.needs_input(result):
-            await self.store.release(dialogue, lease)
+            try:
+                await self._call(
+                    "release", lambda: self.store.release(dialogue, token, keep=self.keep)
+                )
+            except StoreUnavailable:
+                # The lease stays and lapses: the next round is told "interrupted", which
+                # is true enough, since this round's questions never reach the client.
+                return outcomes.refused(STORE_UNAVAILABLE)
         else:
             kind, data = outcomes.dump(result)
-            await self.store.record(dialogue, result_record(kind, data), keep=self.keep)
+            await self._record(dialogue, self._result_record(kind, data))
         return result
 
-    async def _claim(self, dialogue: str, lease: str) -> Claim:
+    async def _claim(self, dialogue: str, token: str, *, known: bool) -> Claim:
         """Claim the dialogue, waiting while another round of it runs (up to ``wait``)."""
         deadline = anyio.current_time() + self.wait
         pause = 0.005
         while True:
-            claim = await self.store.claim(dialogue, lease, lease=self.keep)
+            claim = await self._call(
+                "claim",
+                lambda: self.store.claim(
+                    dialogue, token, lease=self.lease, keep=self.keep, known=known
+                ),
+            )
             if claim.status != "busy" or anyio.current_time() >= deadline:
                 return claim
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.1)
+
+    async def _renewing(self, dialogue: str, token: str, round_: Callable[[], Awaitable[R]]) -> R:
+        """Run ``round_`` while renewing its lease; raise what it raised, unwrapped."""
+
+        async def renew() -> None:
+            while True:
+                await anyio.sleep(self.lease / 3)
+                try:
+                    renewed = await self._call(
+                        "renew",
+                        lambda: self.store.renew(dialogue, token, lease=self.lease, keep=self.keep),
+                    )
+                except StoreUnavailable:
+                    continue  # logged; the next renewal may reach it before the lease lapses
+                if not renewed:
+                    logger.warning(
+                        "elicitkit could not renew the lease of dialogue %s: the store no "
+                        "longer holds it for this round (it lapsed, or the store lost it), "
+                        "so a concurrent round of the call is told it was interrupted.",
+                        dialogue,
+                    )
+                    return
+
+        failure: BaseException | None = None
+        result: R | None = None
+        # The round runs in this task, not in the group: a task group would wrap what it
+        # raises (a question, an MCP error, a cancellation) in an exception group.
+        async with anyio.create_task_group() as group:
+            group.start_soon(renew)
+            try:
+                result = await round_()
+            except BaseException as error:  # noqa: BLE001  (re-raised below, unwrapped)
+                failure = error
+            finally:
+                group.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        return cast("R", result)  # set: round_ returned
+
+    async def _record(self, dialogue: str, record: str) -> None:
+        """Record ``record``; on failure, log it: the dialogue stays closed anyway."""
+        try:
+            await self._call("record", lambda: self.store.record(dialogue, record, keep=self.keep))
+        except StoreUnavailable:
+            logger.error(  # noqa: TRY400  (_call logged the cause; this says what it means)
+                "elicitkit could not record the outcome of dialogue %s: the client gets "
+                "this round's outcome, and the call is never run again (its lease lapses "
+                "within %g seconds, and later rounds are told it was interrupted, or that "
+                "the server lost track of it if the store lost the entry).",
+                dialogue,
+                self.lease,
+            )
+
+    async def _call(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """One store call, within ``timeout`` seconds; `StoreUnavailable` otherwise."""
+        try:
+            with anyio.fail_after(self.timeout):
+                return await call()
+        except TimeoutError:
+            logger.error(  # noqa: TRY400  (a timeout has no traceback worth logging)
+                "elicitkit's outcome store (%s) did not answer %s within %g seconds.",
+                type(self.store).__name__,
+                what,
+                self.timeout,
+            )
+            raise StoreUnavailable(what) from None
+        except Exception as error:
+            # One line, not a traceback: a store that is down fails every round for a while.
+            logger.error(  # noqa: TRY400
+                "elicitkit's outcome store (%s) failed %s: %s",
+                type(self.store).__name__,
+                what,
+                error,
+            )
+            raise StoreUnavailable(what) from error
+
+    def _result_record(self, kind: str | None, data: Any) -> str:
+        record = result_record(kind, data)
+        if len(record) <= self.max_record_bytes:  # ASCII (json.dumps escapes): chars = bytes
+            return record
+        capped = {
+            "bytes": len(record),
+            "sha256": hashlib.sha256(record.encode()).hexdigest(),
+            "head": json.dumps(data, separators=(",", ":"), ensure_ascii=False)[:HEAD_CHARS],
+        }
+        fields = {"c": capped} if kind is None else {"m": kind, "c": capped}
+        return json.dumps(fields, separators=(",", ":"))
+
+    def _replayed(self, record: str, outcomes: Outcomes[R]) -> R:
+        fields: dict[str, Any] = json.loads(record)
+        found = fields.get("c")
+        if isinstance(found, dict) and "r" not in fields and "e" not in fields:
+            capped = cast("dict[str, Any]", found)
+            return outcomes.refused(
+                TOO_LARGE_TO_KEEP.format(
+                    size=capped.get("bytes"),
+                    digest=capped.get("sha256"),
+                    limit=self.max_record_bytes,
+                    head=capped.get("head"),
+                )
+            )
+        return replayed(record, outcomes)
 
 
 def result_record(kind: str | None, data: Any) -> str:

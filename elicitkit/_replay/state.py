@@ -13,6 +13,9 @@ later version can add fields, and a different ``v`` is not ours::
     {"v": 2,                      # format version
      "d": "<22 chars>",           # the dialogue id: 128 random bits, minted in round one
      "r": 3,                      # rounds asked so far (InputRequiredResults returned)
+     "s": 1,                      # the outcome store opened this dialogue in round one, so
+                                  #   a store without a trace of it has lost it (optional:
+                                  #   states of versions before it mean "unknown")
      "t": 1796000000.25,          # when the last round asked (Unix seconds; optional)
      "a": [[key, digest, "a", [value, ...]], ...],  # answers: accept/decline/cancel,
                                   #   accepted content as the form's wire values in field
@@ -121,6 +124,9 @@ class Replay:
 
     Attributes:
         dialogue: The dialogue's id, or ``None`` in round one (minted when first needed).
+        known: The state says the outcome store opened the dialogue. Every state this
+            version writes says so: the integration opens the dialogue before the state
+            leaves the server, and refuses the round if it cannot.
         rounds: How many rounds of questions the dialogue has returned so far.
         answers: Answers by question key: those carried in, plus those taken this round.
         pending: The questions the previous round asked, key to digest.
@@ -132,6 +138,7 @@ class Replay:
     """
 
     dialogue: str | None = None
+    known: bool = False
     rounds: int = 0
     answers: dict[str, Carried] = field(default_factory=dict[str, Carried])
     pending: dict[str, str] = field(default_factory=dict[str, str])
@@ -159,8 +166,8 @@ class Replay:
         state = _decode_state(request_state)
         if state is None:
             return replay
-        dialogue, rounds, answers, pending, deadlines, asked_at, correlations = state
-        replay.dialogue, replay.rounds = dialogue, rounds
+        dialogue, known, rounds, answers, pending, deadlines, asked_at, correlations = state
+        replay.dialogue, replay.known, replay.rounds = dialogue, known, rounds
         replay.answers, replay.pending = answers, pending
         replay.deadlines, replay.asked_at = deadlines, asked_at
         replay.correlations = correlations
@@ -207,6 +214,7 @@ class Replay:
             "v": STATE_VERSION,
             "d": self.dialogue,
             "r": rounds,
+            "s": 1,
             "t": round(now, 3),
             "a": [_answer_entry(key, answer) for key, answer in self.answers.items()],
             **({"u": self.correlations} if self.correlations else {}),
@@ -259,7 +267,14 @@ _WORTH_COMPRESSING = 200
 
 
 _Decoded = tuple[
-    str, int, dict[str, Carried], dict[str, str], dict[str, float], float | None, dict[str, str]
+    str,
+    bool,
+    int,
+    dict[str, Carried],
+    dict[str, str],
+    dict[str, float],
+    float | None,
+    dict[str, str],
 ]
 
 
@@ -305,7 +320,17 @@ def _decode_state(request_state: object) -> _Decoded | None:
                 deadlines[entry[0]] = float(entry[2])
     asked_at = fields.get("t")
     when = float(asked_at) if isinstance(asked_at, int | float) else None
-    return dialogue, rounds, answers, pending, deadlines, when, _correlations(fields.get("u"))
+    known = fields.get("s") == 1
+    return (
+        dialogue,
+        known,
+        rounds,
+        answers,
+        pending,
+        deadlines,
+        when,
+        _correlations(fields.get("u")),
+    )
 
 
 def _correlations(value: object) -> dict[str, str]:

@@ -5,13 +5,29 @@ retry, a buggy client, an attacker replaying a sealed ``requestState`` within it
 lifetime). The integration claims the dialogue before a round runs and records the round's
 outcome when it completes the call; a later round of the same dialogue gets the record back.
 
-A store needs three atomic operations on one key, and nothing else: this module holds the
-protocol and the in-memory default. ``elicitkit._replay.redis_store`` holds the Redis one.
+**Fail closed when memory is lost.** A store that forgets (a restart, an eviction, a
+failover to a replica that missed a write, two processes that each keep their own) must
+not make a completed dialogue look new. So a dialogue has a store entry from the first
+round that asks until the entry expires (a release leaves it "open", it is never deleted),
+and the sealed state says that the store has seen the dialogue (``known``). A claim of a
+known dialogue that finds no entry answers ``"forgotten"``, and nothing runs.
+
+An entry is one of:
+
+* open: the dialogue asked a question and no round of it is running;
+* leased: a round holds it until a deadline, renewed while the round runs;
+* recorded: the dialogue completed, with its outcome;
+* interrupted: a lease lapsed without a record (its holder died, or could not record),
+  so what the round did is unknown and the dialogue never runs again.
+
+Every entry lives ``keep`` seconds from its last write. This module holds the protocol and
+the in-memory default; ``elicitkit._replay.redis_store`` holds the Redis one.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -27,41 +43,64 @@ class Claim:
     Attributes:
         status: ``"claimed"``: the caller holds the dialogue's lease and runs the round;
             ``"recorded"``: the dialogue is complete and ``outcome`` is its record;
-            ``"busy"``: another round of the dialogue holds the lease right now.
+            ``"busy"``: another round of the dialogue holds a live lease right now;
+            ``"interrupted"``: a round held the lease and neither recorded nor released
+            it, so the dialogue must not run again;
+            ``"forgotten"``: the dialogue is known (the state says the store saw it) but
+            the store has no trace of it, or only one it cannot trust (written before the
+            store restarted or failed over), so the dialogue must not run again.
         outcome: The recorded outcome, only with ``"recorded"``.
     """
 
-    status: Literal["claimed", "recorded", "busy"]
+    status: Literal["claimed", "recorded", "busy", "interrupted", "forgotten"]
     outcome: str | None = None
 
 
 class OutcomeStore(Protocol):
-    """Records the outcome of each completed dialogue, shared by every server process.
+    """Records the outcome of each dialogue, shared by every server process.
 
     Every method is atomic for one dialogue id. Ids are unguessable random strings minted
-    by elicitkit and sealed in ``requestState``; outcomes are opaque JSON strings.
+    by elicitkit and sealed in ``requestState``; outcomes are opaque JSON strings. Expiry
+    is measured on one clock, the store's own, never a worker's.
     """
 
-    async def claim(self, dialogue: str, token: str, *, lease: float) -> Claim:
-        """Return the recorded outcome, or say the lease is taken, or take it for ``token``.
+    async def open(self, dialogue: str, *, keep: float) -> None:
+        """Create the entry of a dialogue whose first round asked, for ``keep`` seconds."""
+        ...
+
+    async def claim(
+        self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
+    ) -> Claim:
+        """Return the record, or say why the round may not run, or take the lease.
 
         Args:
             dialogue: The dialogue's id.
-            token: An id for this one round, so only its holder can release the lease.
-            lease: Seconds after which an unreleased lease lapses (a crashed process).
+            token: An id for this one round, so only its holder can renew or release it.
+            lease: Seconds after which the lease lapses unless renewed (a crashed holder).
+            keep: Seconds the entry lives from now.
+            known: The state says this store created the dialogue's entry, so a missing
+                entry means the store lost it (``"forgotten"``), not a new dialogue.
         """
         ...
 
+    async def renew(self, dialogue: str, token: str, *, lease: float, keep: float) -> bool:
+        """Extend ``token``'s lease to ``lease`` seconds from now; False if it is not held."""
+        ...
+
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
-        """Record the dialogue's outcome for ``keep`` seconds, replacing the lease."""
+        """Record the dialogue's outcome for ``keep`` seconds, replacing whatever was there."""
         ...
 
-    async def release(self, dialogue: str, token: str) -> None:
-        """Give up ``token``'s lease (the round asked another question); keep any record."""
+    async def release(self, dialogue: str, token: str, *, keep: float) -> None:
+        """Give up ``token``'s lease (the round asked again): the entry is open once more."""
         ...
 
 
-_LEASE, _RECORD = "lease", "record"
+_OPEN, _LEASE, _RECORD, _INTERRUPTED = "open", "lease", "record", "interrupted"
+# What an entry costs besides its two strings (counted with sys.getsizeof): the OrderedDict
+# slot and node, the tuple and its two floats. tracemalloc measures about 160 bytes on
+# CPython 3.11 (tests/test_stores.py); 250 leaves room for the dict's growth steps.
+ENTRY_OVERHEAD_BYTES = 250
 
 
 class MemoryStore:
@@ -69,63 +108,121 @@ class MemoryStore:
 
     Right for one server process (stdio, one HTTP worker). Several processes serving the
     same clients need a shared store such as ``elicitkit._replay.redis_store.RedisStore``.
+    A restarted process starts empty: the later rounds of dialogues begun before the
+    restart are refused as forgotten, never run as new.
 
-    When ``max_entries`` dialogues are held, the oldest entry is dropped early (and a
-    warning logged): size it above the number of dialogues completed within one
-    ``requestState`` lifetime (10 minutes by default).
+    It holds at most ``max_entries`` dialogues and ``max_bytes`` bytes (their strings'
+    sizes plus `ENTRY_OVERHEAD_BYTES` each). Past either, the oldest entries are
+    dropped early, with a warning; a dropped dialogue's later rounds are refused as
+    forgotten. Size both above what one ``requestState`` lifetime (11 minutes by default)
+    brings: the defaults hold 100,000 dialogues with average outcomes up to about 900
+    bytes, or 4,000 of the largest outcomes `AtMostOnce` keeps whole (32 KiB).
     """
 
-    def __init__(self, *, max_entries: int = 100_000) -> None:
-        """Hold at most ``max_entries`` dialogues."""
+    def __init__(self, *, max_entries: int = 100_000, max_bytes: int = 128 * 1024 * 1024) -> None:
+        """Hold at most ``max_entries`` dialogues in at most ``max_bytes`` bytes."""
         if max_entries < 1:
             raise ValueError(f"MemoryStore needs max_entries of at least 1, not {max_entries}.")
+        if max_bytes < 64 * 1024:
+            raise ValueError(
+                f"MemoryStore needs max_bytes of at least 65536 (64 KiB), not {max_bytes}: "
+                "less could not hold one outcome of the largest size kept whole."
+            )
         self._max = max_entries
-        # dialogue -> (kind, token or outcome, expiry on the monotonic clock); insertion
-        # order is expiry order for entries of one kind, so the first entries expire first.
-        self._entries: OrderedDict[str, tuple[str, str, float]] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        # dialogue -> (kind, token or outcome, lease deadline, expiry), both on the monotonic
+        # clock. Every write moves the entry to the end and every entry lives `keep` from
+        # its last write, so the first entries expire first.
+        self._entries: OrderedDict[str, tuple[str, str, float, float]] = OrderedDict()
 
     def __len__(self) -> int:
         """Return how many dialogues the store holds (expired ones included until swept)."""
         return len(self._entries)
 
-    async def claim(self, dialogue: str, token: str, *, lease: float) -> Claim:
+    @property
+    def bytes(self) -> int:
+        """How many bytes the store counts against ``max_bytes`` right now."""
+        return self._bytes
+
+    async def open(self, dialogue: str, *, keep: float) -> None:
+        """See `OutcomeStore.open`."""
+        now = time.monotonic()
+        self._sweep(now)
+        self._put(dialogue, (_OPEN, "", 0.0, now + keep))
+
+    async def claim(
+        self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
+    ) -> Claim:
         """See `OutcomeStore.claim`."""
         now = time.monotonic()
         self._sweep(now)
         entry = self._entries.get(dialogue)
-        if entry is not None and entry[2] > now:
-            kind, value, _ = entry
-            return Claim("recorded", value) if kind == _RECORD else Claim("busy")
-        self._put(dialogue, (_LEASE, token, now + lease))
+        if entry is None and known:
+            return Claim("forgotten")
+        if entry is not None:
+            kind, value, deadline, _ = entry
+            if kind == _RECORD:
+                return Claim("recorded", value)
+            if kind == _INTERRUPTED:
+                return Claim("interrupted")
+            if kind == _LEASE:
+                if deadline > now:
+                    return Claim("busy")
+                self._put(dialogue, (_INTERRUPTED, "", 0.0, now + keep))
+                return Claim("interrupted")
+        self._put(dialogue, (_LEASE, token, now + lease, now + keep))
         return Claim("claimed")
+
+    async def renew(self, dialogue: str, token: str, *, lease: float, keep: float) -> bool:
+        """See `OutcomeStore.renew`."""
+        entry = self._entries.get(dialogue)
+        if entry is None or entry[:2] != (_LEASE, token):
+            return False
+        now = time.monotonic()
+        self._put(dialogue, (_LEASE, token, now + lease, now + keep))
+        return True
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
         """See `OutcomeStore.record`."""
-        self._put(dialogue, (_RECORD, outcome, time.monotonic() + keep))
+        self._put(dialogue, (_RECORD, outcome, 0.0, time.monotonic() + keep))
 
-    async def release(self, dialogue: str, token: str) -> None:
+    async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `OutcomeStore.release`."""
         entry = self._entries.get(dialogue)
         if entry is not None and entry[:2] == (_LEASE, token):
-            del self._entries[dialogue]
+            self._put(dialogue, (_OPEN, "", 0.0, time.monotonic() + keep))
 
-    def _put(self, dialogue: str, entry: tuple[str, str, float]) -> None:
-        self._entries.pop(dialogue, None)
+    def _put(self, dialogue: str, entry: tuple[str, str, float, float]) -> None:
+        self._drop(dialogue)
         self._entries[dialogue] = entry
-        while len(self._entries) > self._max:
-            dropped, _ = self._entries.popitem(last=False)
+        self._bytes += _size(dialogue, entry)
+        while len(self._entries) > self._max or self._bytes > self._max_bytes:
+            dropped = next(iter(self._entries))
+            self._drop(dropped)
             logger.warning(
-                "elicitkit's MemoryStore is full (%d dialogues): dropped dialogue %s before "
-                "it expired, so a replay of it could run its tool again. Raise max_entries.",
+                "elicitkit's MemoryStore is full (%d dialogues, %d bytes at most): dropped "
+                "dialogue %s before it expired, so its later rounds will be refused as "
+                "forgotten. Raise max_entries or max_bytes.",
                 self._max,
+                self._max_bytes,
                 dropped,
             )
 
+    def _drop(self, dialogue: str) -> None:
+        entry = self._entries.pop(dialogue, None)
+        if entry is not None:
+            self._bytes -= _size(dialogue, entry)
+
     def _sweep(self, now: float) -> None:
-        # Amortised O(1): expired entries sit at the front (leases are shorter than records,
-        # so the order is only nearly sorted; an entry behind a live one waits its turn).
+        # Amortised O(1): entries are in expiry order (each lives `keep` from its last
+        # write, and one store serves one `keep`), so expired ones sit at the front.
         while self._entries:
-            dialogue, (_, _, expiry) = next(iter(self._entries.items()))
-            if expiry > now:
+            dialogue, entry = next(iter(self._entries.items()))
+            if entry[3] > now:
                 return
-            del self._entries[dialogue]
+            self._drop(dialogue)
+
+
+def _size(dialogue: str, entry: tuple[str, str, float, float]) -> int:
+    return sys.getsizeof(dialogue) + sys.getsizeof(entry[1]) + ENTRY_OVERHEAD_BYTES

@@ -32,7 +32,7 @@ from mcp.server.request_state import (
     authenticated_principal,
 )
 
-from elicitkit._replay.store import OutcomeStore
+from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._runtime.context import CompletionRouter
 from elicitkit._runtime.url_mode import completions_chosen
 from elicitkit.integrations._sdk_private import state_security
@@ -50,6 +50,28 @@ def store_from_environment() -> OutcomeStore | None:
     from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
 
     return RedisStore(redis)
+
+
+def split_memory(store: OutcomeStore) -> str | None:
+    """Say why ``store`` cannot serve workers that share ``$MCP_REQUEST_STATE_KEY``, or None.
+
+    A shared sealing key says that several processes (or one across restarts) read each
+    other's states, while a `MemoryStore` remembers one process's dialogues only. That is a
+    warning, not a refusal: one process with a key that survives its restarts is sound,
+    and a round that reaches a process whose store has no trace of its dialogue is refused
+    as forgotten (the state says a store opened it), never run again. The warning says
+    why users of such a fleet would see those refusals. A key passed in code cannot be
+    told from the SDK's per-process default, so only the variable is checked.
+    """
+    if not os.environ.get(STATE_KEY_VARIABLE) or not isinstance(store, MemoryStore):
+        return None
+    return (
+        f"elicitkit records dialogues in a MemoryStore of this process while "
+        f"{STATE_KEY_VARIABLE} shares the sealing key, so a round that reaches another "
+        "worker, or this one after a restart, finds no record of its call and is refused "
+        "(the user must start the call afresh). Share one store between the workers: set "
+        f"{REDIS_URL_VARIABLE}, or pass install(server, store=RedisStore(...))."
+    )
 
 
 def completions_from_environment() -> CompletionRouter | None:

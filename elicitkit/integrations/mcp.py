@@ -63,6 +63,7 @@ from elicitkit.errors import (
 from elicitkit.integrations._environment import (
     completions_from_environment,
     seal_with_environment_key,
+    split_memory,
     store_from_environment,
 )
 from elicitkit.integrations._quiet_log import withhold_answer_values
@@ -199,11 +200,16 @@ def install_in_chain(
     # The record must outlive every state minted before it: the state's lifetime, plus the
     # minute of clock skew the boundary tolerates.
     keep = state_ttl(boundary, _DEFAULT_STATE_TTL) + 60.0
+    if store is None:
+        store = MemoryStore()
+    split = split_memory(store)
+    if split is not None:
+        logger.warning("%s", split)
     # Appended, so it runs inside the boundary: it sees requestState already verified.
     chain.append(
         ElicitkitMiddleware(
             host,
-            store=MemoryStore() if store is None else store,
+            store=store,
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
             completions=completions,
@@ -283,12 +289,15 @@ class ElicitkitMiddleware:
         )
         token = current_run.set(run)
         try:
-            if replay is None or replay.dialogue is None:
+            if replay is None:
                 return await self._run(ctx, call_next, replay)
+            round_ = functools.partial(self._run, ctx, call_next, replay)
+            if replay.dialogue is None:
+                # Round one: a round that asks mints the dialogue, opened in the store
+                # before its state leaves the server.
+                return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
             return await self.once.run(
-                replay.dialogue,
-                functools.partial(self._run, ctx, call_next, replay),
-                _OUTCOMES[ctx.method],
+                replay.dialogue, round_, _OUTCOMES[ctx.method], known=replay.known
             )
         finally:
             current_run.reset(token)

@@ -7,6 +7,11 @@
 questions, then performs its side effect: one ``INCR`` in Redis, so the tests can count it
 across every worker. Each run of the tool (one per round: 2026-07-28 replays it) also
 appends this process's id to a list, so the tests can see which worker served each round.
+
+For the fault-injection tests (tests/test_scaleout_faults.py): ``EFFECTS_REDIS_URL`` counts
+the side effects in another Redis than the store (one the test does not restart);
+``TEST_LEASE`` and ``TEST_STORE_TIMEOUT`` shorten the lease and the store timeout (seconds);
+an item named ``slow-...`` takes 30 s after its side effect (a worker to kill mid-round).
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from redis.asyncio import Redis
 
 from elicitkit import ask, install
+from elicitkit.integrations import client_target
 
 SDK = sys.argv[2] if len(sys.argv) > 2 else "mcp"
 # Every worker has the same name: it is the audience sealed into requestState.
@@ -29,7 +36,11 @@ if SDK == "fastmcp":
 
     server = FastMCP("scaleout")
 install(server)
-redis = Redis.from_url(os.environ["ELICITKIT_REDIS_URL"])
+redis = Redis.from_url(os.environ.get("EFFECTS_REDIS_URL") or os.environ["ELICITKIT_REDIS_URL"])
+if "TEST_LEASE" in os.environ:
+    (middleware,) = (m for m in client_target(server).middleware if hasattr(m, "once"))
+    middleware.once.lease = float(os.environ["TEST_LEASE"])
+    middleware.once.timeout = float(os.environ["TEST_STORE_TIMEOUT"])
 
 
 @dataclass
@@ -57,6 +68,8 @@ async def order(item: str) -> str:
     if not confirmed.ok:
         return f"{item}: not ordered"
     placed = await redis.incr(f"effects:{item}")
+    if item.startswith("slow-"):
+        await anyio.sleep(30)  # the test kills this worker meanwhile
     return f"{item}: {quantity.count} x {size.size}, order number {placed}"
 
 
