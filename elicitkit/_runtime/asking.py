@@ -15,7 +15,7 @@ from elicitkit._compiler.prepared_form import PreparedForm, question_digest
 from elicitkit._lru import Lru
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
 from elicitkit._runtime.context import Channel, ToolRun, current_run, outside_a_call
-from elicitkit._runtime.question_log import log_question
+from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.retries import (
     DEFAULT_RETRIES,
@@ -178,7 +178,8 @@ class _Log:
     retries: int
 
     def outcome(self, outcome: str, invalid_fields: list[str]) -> None:
-        if self.fresh:
+        # A decline may be flagged (at WARNING) however the level is set: it needs the time.
+        if self.fresh and (outcome == "decline" or logger.isEnabledFor(QUESTION_LEVEL)):
             log_question(
                 tool=self.run.target,
                 protocol=self.run.channel.protocol,
