@@ -467,17 +467,14 @@ def _replayed(
     if carried is not None and carried.action == "timeout":
         raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
     if carried is not None:
-        raw: Mapping[str, Any] = {"action": carried.action}
-        if carried.action == "accept":
-            raw = {
-                "action": "accept",
-                "content": {
-                    field.key: value
-                    for field, value in zip(spec.fields, carried.values, strict=False)
-                    if value is not None
-                },
-            }
-        return _typed_result(form, raw, channel)
+        if carried.action != "accept":
+            return _typed_result(form, {"action": carried.action}, channel)
+        # Checked when it arrived (below), and sealed by the server since: rebuilt, not
+        # checked again (see `build_rebuilder` for why that is safe).
+        try:
+            return ElicitResultTyped("accept", form.rebuild(carried.values))
+        except InvalidContent as error:  # the type's own validators, run again
+            raise channel.surface(error) from None
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
