@@ -160,11 +160,15 @@ def build_rebuilder(
 
 
 def _rebuilder(plan: Sequence[PlanEntry], build: Builder) -> Rebuilder:
+    # Only what a rebuild reads, so the loop unpacks four items, not seven.
+    steps = [(attr, blank, absent, convert) for _, attr, _, _, blank, absent, convert in plan]
+    absent_values = [None] * len(steps)
+
     def rebuild(values: Sequence[Any]) -> Any:
+        if len(values) < len(absent_values):  # the state drops trailing absent values
+            values = [*values, *absent_values[len(values) :]]
         out: dict[str, Any] = {}
-        count = len(values)
-        for index, (_, attr, _, _, blank_is_absent, absent, convert) in enumerate(plan):
-            value = values[index] if index < count else None
+        for (attr, blank_is_absent, absent, convert), value in zip(steps, values):  # noqa: B905  (padded above; the state is ours)
             if value is None or (blank_is_absent and value == ""):
                 if absent is not _OMIT:
                     out[attr] = absent() if callable(absent) else absent[0]
@@ -423,7 +427,9 @@ def _converter(field: FieldSpec) -> Callable[[Any], Any] | None:
     """What the field's checker does to a value it accepts, and nothing else (for a rebuild)."""
     kind, convert = field.kind, field.convert
     if kind is Kind.TEXT:
-        return convert  # parse_date / parse_datetime, a pydantic URL type, or nothing
+        if convert is parse_date:
+            return dt.date.fromisoformat  # parse_date's own parse, once its shape has passed
+        return convert  # parse_datetime, a pydantic URL type, or nothing
     if kind is Kind.INTEGER:
 
         def whole(value: Any) -> Any:

@@ -118,6 +118,14 @@ async def ask(
     retries, timeout = check_retries(retries), check_timeout(timeout)
     run = _current_run()
     asked = _prepare(run, tp, message, key, timeout, overrides=overrides)
+    replay = run.replay
+    if replay is not None:
+        # 2026-07-28: most asks of a long dialogue were answered in an earlier round, and
+        # were logged then; each round returns them straight away.
+        question = asked.question
+        carried = replay.carried(question.key, question.digest)
+        if carried is not None and carried.action == "accept":
+            return _rebuilt(asked.form, carried, run.channel)
     return await ask_until_valid(run, asked, retries)
 
 
@@ -469,12 +477,7 @@ def _replayed(
     if carried is not None:
         if carried.action != "accept":
             return _typed_result(form, {"action": carried.action}, channel)
-        # Checked when it arrived (below), and sealed by the server since: rebuilt, not
-        # checked again (see `build_rebuilder` for why that is safe).
-        try:
-            return ElicitResultTyped("accept", form.rebuild(carried.values))
-        except InvalidContent as error:  # the type's own validators, run again
-            raise channel.surface(error) from None
+        return _rebuilt(form, carried, channel)
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
@@ -498,6 +501,19 @@ def _replayed(
         values = [fields.get(field.key) for field in spec.fields]
     replay.keep(question.key, Carried(question.digest, result.action, values))
     return result
+
+
+def _rebuilt(form: PreparedForm, carried: Carried, channel: Channel) -> ElicitResultTyped[Any]:
+    """An accepted answer carried in the state, rebuilt.
+
+    It was checked in the round it arrived (`_replayed`), and sealed by the server since,
+    so it is rebuilt from its wire values, not checked again (why that is safe: see
+    ``_compiler.decode.build_rebuilder``).
+    """
+    try:
+        return ElicitResultTyped("accept", form.rebuild(carried.values))
+    except InvalidContent as error:  # the type's own __post_init__ or validators, run again
+        raise channel.surface(error) from None
 
 
 def _typed_result(
