@@ -174,9 +174,7 @@ async def test_each_answer_is_checked_once_however_many_questions_the_call_asks(
 ) -> None:
     shown: list[Any] = []
     server = asking_server(sdk, shown)
-    async with Client(
-        in_memory(server), mode="auto", elicitation_callback=answering()
-    ) as client:
+    async with Client(in_memory(server), mode="auto", elicitation_callback=answering()) as client:
         assert client.protocol_version == "2026-07-28"
         result = await client.call_tool("profiles", {"n": n})
     assert not result.is_error, result
@@ -194,9 +192,7 @@ async def test_the_handshake_eras_check_each_answer_once_and_rebuild_nothing(
 ) -> None:
     shown: list[Any] = []
     server = asking_server(sdk, shown)
-    async with Client(
-        in_memory(server), mode="legacy", elicitation_callback=answering()
-    ) as client:
+    async with Client(in_memory(server), mode="legacy", elicitation_callback=answering()) as client:
         result = await client.call_tool("profiles", {"n": 4})
     assert not result.is_error, result
     assert (counts.decodes, counts.rebuilds) == (4, 0)

@@ -580,7 +580,7 @@ def _without_checked_fields(schema: Any, tp: Any) -> Any:
         return None if inner is None else {**schema, "schema": inner}
     if kind != "model" or schema.get("cls") is not tp:
         return None
-    config = schema.get("config") or {}
+    config: dict[str, Any] = schema.get("config") or {}
     if schema.get("custom_init") or schema.get("root_model") or set(config) - _NEUTRAL_CONFIG:
         return None
     fields_schema = schema["schema"]
