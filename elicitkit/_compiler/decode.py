@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import pydantic
-import pydantic_core
 
 from elicitkit._compiler.form_spec import (
     MISSING,
@@ -46,7 +45,6 @@ from elicitkit._compiler.wire_formats import (
     parse_datetime,
     pattern_matcher,
 )
-from elicitkit._lru import Lru
 from elicitkit.errors import FieldError, InvalidContent
 
 _FORMAT_PROBLEMS = {
@@ -486,11 +484,10 @@ def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
     if shape is Shape.TYPED_DICT:
         return dict
     if shape is Shape.PYDANTIC_MODEL:
-        validate = _model_validator(tp)
 
         def build_model(values: dict[str, Any]) -> Any:
             try:
-                return validate({key_of[attr]: value for attr, value in values.items()})
+                return tp.model_validate({key_of[attr]: value for attr, value in values.items()})
             except ValueError as exc:
                 raise InvalidContent(spec.name, errors_of(exc)) from None
 
@@ -503,111 +500,6 @@ def _builder(spec: FormSpec) -> Callable[[dict[str, Any]], Any]:
             raise InvalidContent(spec.name, errors_of(exc)) from None
 
     return build_instance
-
-
-def _model_validator(tp: Any) -> Callable[[dict[str, Any]], Any]:
-    """``tp.model_validate`` without the field checks elicitkit has already made.
-
-    A pydantic model's answer is checked field by field here first (every problem with
-    elicitkit's own message), so running pydantic's checks of the same types and bounds
-    again only doubled the cost (2.9x a `TypeAdapter`). This validator is the model's own
-    core schema with each field's type schema replaced by ``any`` where elicitkit checks
-    exactly what it checks (`_CHECKED_BY_ELICITKIT`); what is left runs once: the field and
-    model validators, defaults, ``model_post_init``, and every check elicitkit does not
-    make (``multiple_of``, ``max_digits``, a before-validator's output...). A model whose
-    config changes values (``str_strip_whitespace``, ``use_enum_values``...) or that has its
-    own ``__init__`` keeps plain ``model_validate``.
-    """
-    cached = _MODEL_VALIDATORS.get(tp)
-    if cached is not None:
-        return cached
-    validate: Callable[[dict[str, Any]], Any] = tp.model_validate
-    try:
-        schema = _without_checked_fields(tp.__pydantic_core_schema__, tp)
-        if schema is not None:
-            validate = pydantic_core.SchemaValidator(schema).validate_python
-    except Exception:  # noqa: BLE001  (a schema shape we did not foresee: the plain way)
-        validate = tp.model_validate
-    _MODEL_VALIDATORS.put(tp, validate)
-    return validate
-
-
-# Model -> its validator: nested forms build their inner models on every answer. Bounded,
-# since it keeps the model classes alive (models built per call must not pile up).
-_MODEL_VALIDATORS: Lru[Any, Callable[[dict[str, Any]], Any]] = Lru(256)
-
-# Core schema types whose whole check elicitkit makes itself, with the keys it enforces
-# (any other key, such as multiple_of or strip_whitespace, keeps pydantic's check).
-_CHECKED_BY_ELICITKIT: dict[str, frozenset[str]] = {
-    "str": frozenset({"min_length", "max_length", "pattern"}),
-    "int": frozenset({"ge", "le", "gt", "lt"}),
-    "float": frozenset({"ge", "le", "gt", "lt"}),
-    "decimal": frozenset({"ge", "le", "gt", "lt"}),
-    "bool": frozenset(),
-    "date": frozenset(),
-    "datetime": frozenset(),
-    "enum": frozenset({"cls", "members", "sub_type"}),
-    "literal": frozenset({"expected"}),
-    "list": frozenset({"items_schema", "min_length", "max_length"}),
-    "set": frozenset({"items_schema", "min_length", "max_length"}),
-    "frozenset": frozenset({"items_schema", "min_length", "max_length"}),
-}
-_NEUTRAL_KEYS = frozenset({"type", "ref", "metadata", "serialization", "strict"})
-# Config keys that do not change what a field's check returns.
-_NEUTRAL_CONFIG = frozenset(
-    {
-        "title",
-        "validate_by_alias",
-        "validate_by_name",
-        "loc_by_alias",
-        "extra_fields_behavior",
-        "revalidate_instances",
-        "from_attributes",
-        "hide_input_in_errors",
-        "validation_error_cause",
-        "cache_strings",
-        "serialize_by_alias",
-    }
-)
-
-
-def _without_checked_fields(schema: Any, tp: Any) -> Any:
-    """``tp``'s core schema with the checked fields' type schemas made ``any``, or ``None``."""
-    kind = schema.get("type")
-    if kind in ("function-after", "function-before", "function-wrap", "definitions"):
-        # Model validators (before/after/wrap) around the model, or shared definitions.
-        inner = _without_checked_fields(schema["schema"], tp)
-        return None if inner is None else {**schema, "schema": inner}
-    if kind != "model" or schema.get("cls") is not tp:
-        return None
-    config: dict[str, Any] = schema.get("config") or {}
-    if schema.get("custom_init") or schema.get("root_model") or set(config) - _NEUTRAL_CONFIG:
-        return None
-    fields_schema = schema["schema"]
-    if fields_schema.get("type") != "model-fields":
-        return None
-    fields = {
-        name: {**field, "schema": _unchecked(field["schema"])}
-        for name, field in fields_schema["fields"].items()
-    }
-    return {**schema, "schema": {**fields_schema, "fields": fields}}
-
-
-def _unchecked(schema: dict[str, Any]) -> dict[str, Any]:
-    """A field's schema with the type check elicitkit made replaced by ``any``."""
-    kind = schema["type"]
-    if kind in ("default", "nullable", "function-after"):
-        # Wrappers that run after the type check (an after-validator gets the checked
-        # value): keep them, replace inside. Before- and wrap-validators may hand the type
-        # check a new value, which elicitkit never saw: those fields stay as they are.
-        return {**schema, "schema": _unchecked(schema["schema"])}
-    allowed = _CHECKED_BY_ELICITKIT.get(kind)
-    if allowed is None or set(schema) - allowed - _NEUTRAL_KEYS:
-        return schema
-    items = schema.get("items_schema")
-    if items is not None and _unchecked(items) is items:
-        return schema  # a list of something elicitkit does not check itself
-    return {"type": "any"}
 
 
 def _direct_members(spec: FormSpec) -> list[tuple[str, str, str]]:
