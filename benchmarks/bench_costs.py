@@ -40,21 +40,22 @@ import elicitkit
 from elicitkit._replay.state import Replay
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_roundtrip import ANSWER, Profile
+from bench_roundtrip import ANSWER, Profile, ProfileModel
 
 VALID = dict(ANSWER)
 INVALID = {**ANSWER, "name": "x" * 80, "age": -3, "color": "purple", "birthday": "someday"}
 ADAPTER = pydantic.TypeAdapter(Profile)
+MODEL_ADAPTER = pydantic.TypeAdapter(ProfileModel)
 
 
-def _elicitkit(content: dict[str, Any]) -> None:
+def _elicitkit(content: dict[str, Any], tp: Any = Profile) -> None:
     with contextlib.suppress(elicitkit.InvalidContent):
-        elicitkit.parse_content(Profile, content)
+        elicitkit.parse_content(tp, content)
 
 
-def _pydantic(content: dict[str, Any]) -> None:
+def _pydantic(content: dict[str, Any], adapter: Any = ADAPTER) -> None:
     with contextlib.suppress(pydantic.ValidationError):
-        ADAPTER.validate_python(content)
+        adapter.validate_python(content)
 
 
 def check_decoders() -> None:
@@ -71,15 +72,23 @@ def check_decoders() -> None:
     except pydantic.ValidationError as error:
         theirs_errors = error.error_count()
     assert ours_errors == theirs_errors == 4, (ours_errors, theirs_errors)
+    model = elicitkit.parse_content(ProfileModel, VALID)
+    assert model == MODEL_ADAPTER.validate_python(VALID), model
 
 
 def decode(quick: bool) -> list[dict[str, Any]]:
     check_decoders()
     rounds, seconds = (3, 0.02) if quick else (15, 0.2)
     rows = []
-    for case, content in (("valid", VALID), ("invalid (4 errors)", INVALID)):
-        ours_timer = timeit.Timer(lambda c=content: _elicitkit(c))
-        theirs_timer = timeit.Timer(lambda c=content: _pydantic(c))
+    cases: list[tuple[str, dict[str, Any], Any, Any, float]] = [
+        ("valid", VALID, Profile, ADAPTER, 1.0),
+        ("invalid (4 errors)", INVALID, Profile, ADAPTER, 1.0),
+        # The same form as a pydantic model (its color a Literal), against TypeAdapter(Model).
+        ("pydantic model, valid", VALID, ProfileModel, MODEL_ADAPTER, 1.5),
+    ]
+    for case, content, tp, adapter, limit in cases:
+        ours_timer = timeit.Timer(lambda c=content, t=tp: _elicitkit(c, t))
+        theirs_timer = timeit.Timer(lambda c=content, a=adapter: _pydantic(c, a))
         number, _ = theirs_timer.autorange()
         number = max(1, int(number * seconds / 0.2))
         ours, theirs = [], []
@@ -98,6 +107,7 @@ def decode(quick: bool) -> list[dict[str, Any]]:
                 "same_round": (same[0], statistics.median(same), same[-1]),
                 "rounds": rounds,
                 "number": number,
+                "limit": limit,
             }
         )
     return rows

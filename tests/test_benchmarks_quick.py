@@ -29,9 +29,9 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == [
         "## Targets",
-        "## Round trip: a 10-field form, 1 / 3 / 10 asks, in memory and over HTTP",
+        "## Round trip: a 10-field form, 1 to 50 asks, in memory and over HTTP",
         "## fastmcp: elicitkit against fastmcp's own ways, 1 ask, in memory",
-        "## Decode: the same dataclass, elicitkit vs pydantic `TypeAdapter`",
+        "## Decode: the same dataclass (and model), elicitkit vs pydantic `TypeAdapter`",
         "## Per-call overrides: schema and decode, against a cached form and the SDK",
         "## Hostile answers: the time to refuse one grows linearly with its size",
         "## Import",
@@ -47,6 +47,14 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
                     line.startswith(f"| {era} | {transport} | 1 | {contender}")
                     for line in text.splitlines()
                 ), (era, transport, contender)
+    # The server's own logging (as MCPServer() sets it), on both eras.
+    for era in ("2025-11-25", "2026-07-28"):
+        for contender in ("elicitkit ask()", "hand-written SDK"):
+            assert any(
+                line.startswith(f"| {era} | memory, server logging | 1 | {contender}")
+                for line in text.splitlines()
+            ), (era, contender)
+    assert "| decode pydantic model, valid: elicitkit / TypeAdapter |" in text
     # And the fastmcp contenders, on both eras.
     for era, theirs in (("2025-11-25", "fastmcp ctx.elicit"), ("2026-07-28", "fastmcp guard")):
         for contender in ("floor", "elicitkit ask()", theirs):

@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from elicitkit import ask, install
+from elicitkit._runtime import question_log
 from elicitkit.url import ask_url
 from tests.sdks import ERAS
 
@@ -60,7 +61,7 @@ async def test_one_record_per_question_with_invalid_field_names_never_values(
         await anyio.sleep(0.01)
         return types.ElicitResult(action="accept", content=replies.pop(0))
 
-    caplog.set_level(logging.INFO, logger="elicitkit")
+    caplog.set_level(logging.DEBUG, logger="elicitkit")
     async with Client(make_server(), mode=mode, elicitation_callback=answer) as client:
         result = await client.call_tool("sign_up", {})
     assert not result.is_error
@@ -99,7 +100,7 @@ async def test_an_instant_decline_is_flagged_as_likely_automatic(
     async def declines(context: Any, params: Any) -> types.ElicitResult:
         return types.ElicitResult(action="decline")
 
-    caplog.set_level(logging.INFO, logger="elicitkit")
+    caplog.set_level(logging.DEBUG, logger="elicitkit")
     async with Client(make_server(), mode=mode, elicitation_callback=declines) as client:
         await client.call_tool("sign_up", {})
     go, login = records(caplog)
@@ -127,7 +128,7 @@ async def test_a_url_question_is_logged_without_its_id(
     async def browser(context: Any, params: Any) -> types.ElicitResult:
         return types.ElicitResult(action="accept")
 
-    caplog.set_level(logging.INFO, logger="elicitkit")
+    caplog.set_level(logging.DEBUG, logger="elicitkit")
     async with Client(server, mode=mode, elicitation_callback=browser) as client:
         result = await client.call_tool("connect", {})
     assert not result.is_error
@@ -145,3 +146,39 @@ async def test_a_url_question_is_logged_without_its_id(
     secret = result.content[0].text  # type: ignore[union-attr]
     assert len(secret) >= 22
     assert secret not in " ".join(r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_at_the_servers_default_level_a_question_logs_nothing_and_builds_no_record(
+    mode: str, version: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MCPServer() sets the root logger to INFO (with a rich handler costing ~2.3 ms a record):
+    # the per-question record is DEBUG, and is not even built.
+    built: list[object] = []
+    original = question_log.QuestionRecord
+
+    def counting(**fields: Any) -> question_log.QuestionRecord:
+        built.append(fields)
+        return original(**fields)
+
+    monkeypatch.setattr(question_log, "QuestionRecord", counting)
+    server = make_server()
+    caplog.set_level(logging.INFO)  # as MCPServer() sets the root (pytest's handler is there)
+    caplog.set_level(logging.NOTSET, logger="elicitkit")  # as nobody configured it
+    assert logging.getLogger("elicitkit").getEffectiveLevel() == logging.INFO
+    replies = [{"value": True}, {"user": "ada", "nickname": "zebra"}]
+
+    async def answer(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content=replies.pop(0))
+
+    async with Client(server, mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("sign_up", {})
+    assert not result.is_error, (version, result)
+    assert [r for r in caplog.records if r.name == "elicitkit"] == []
+    assert built == []
+    caplog.set_level(logging.DEBUG, logger="elicitkit")  # the opt-in the docs give
+    replies[:] = [{"value": True}, {"user": "ada", "nickname": "zebra"}]
+    async with Client(server, mode=mode, elicitation_callback=answer) as client:
+        await client.call_tool("sign_up", {})
+    assert [r["key"] for r in records(caplog)] == ["go", "login"]
+    assert len(built) == 2

@@ -26,8 +26,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitkit._compiler.decode import build_decoder
-from elicitkit._compiler.form_spec import Decoder, FormSpec, Kind
+from elicitkit._compiler.decode import PlanEntry, build_decoder, build_rebuilder, field_plan
+from elicitkit._compiler.form_spec import Decoder, FormSpec, Kind, Rebuilder
 from elicitkit._compiler.introspect import inspect_form
 from elicitkit._compiler.overrides import Overrides, OverridesCache
 from elicitkit._compiler.prepared_form import PreparedForm
@@ -60,6 +60,10 @@ class CompiledForm:
     decoder: Decoder | None = None
     """One decoder serves every version: the grammars differ in what is sent, not in what
     comes back. Made at the first answer (see `current_decoder`)."""
+    rebuilder: Rebuilder | None = None
+    """Rebuilds the answers carried in the replay state (see `current_rebuilder`)."""
+    plan: list[PlanEntry] | None = None
+    """Each field's `field_plan`: one for the decoder and the rebuilder."""
     decodable: set[str] = field(default_factory=set[str])
     """The versions an answer was decoded on (each checked once, see `parse_content`)."""
 
@@ -80,7 +84,13 @@ class CompiledForm:
         if prepared is None:
             schema = render_schema(self.spec, version, legacy_enum_names=legacy_enum_names)
             prepared = PreparedForm(
-                self.tp, self.spec, version, legacy_enum_names, schema, self.current_decoder
+                self.tp,
+                self.spec,
+                version,
+                legacy_enum_names,
+                schema,
+                self.current_decoder,
+                self.current_rebuilder,
             )
             self.prepared[version, legacy_enum_names] = prepared
         if overrides is None:
@@ -90,8 +100,20 @@ class CompiledForm:
     def current_decoder(self) -> Decoder:
         """The form's decoder, made at its first use."""
         if self.decoder is None:
-            self.decoder = build_decoder(self.spec)
+            self.decoder = build_decoder(self.spec, plan=self.field_plans())
         return self.decoder
+
+    def current_rebuilder(self) -> Rebuilder:
+        """The form's rebuilder, made at its first use."""
+        if self.rebuilder is None:
+            self.rebuilder = build_rebuilder(self.spec, plan=self.field_plans())
+        return self.rebuilder
+
+    def field_plans(self) -> list[PlanEntry]:
+        """Each field's `field_plan`, made once."""
+        if self.plan is None:
+            self.plan = [field_plan(self.spec, spec_field) for spec_field in self.spec.fields]
+        return self.plan
 
 
 _others: Lru[Any, CompiledForm] = Lru(MAX_OTHER_FORMS)
@@ -203,7 +225,8 @@ def compile_form_class(cls: type, message: str | None) -> None:
         FormDefinitionError: The class cannot be expressed as a flat form.
     """
     spec = inspect_form(cls, message=message)
-    compiled = CompiledForm(cls, spec, decoder=build_decoder(spec))
+    compiled = CompiledForm(cls, spec)
+    compiled.current_decoder()
     compiled.prepare(LATEST_PROTOCOL)  # fails here for what no version can render
     _others.pop(cls)  # a class that refused the attribute may be cached there
     _store(cls, compiled)

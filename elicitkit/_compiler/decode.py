@@ -5,6 +5,10 @@ Decimal, set of choices...) or returns a `_Problem` saying why not. A decoder ru
 checker, collects every problem as a `FieldError`, and only then builds the author's type,
 so pydantic validators run last and their failures land in the same list.
 
+An answer carried in the sealed replay state (2026-07-28) was checked in the round it
+arrived; a later round *rebuilds* it (`build_rebuilder`): the same per-field plan, each
+field's converter without its checks.
+
 One plain loop over the fields serves every answer, valid or not. (A generated
 straight-line fast path and an unrolled error collector once stood in front of it: they
 saved about 2 µs of a round trip that costs about 550 µs of CPU, under 0.5 %, and were
@@ -21,7 +25,15 @@ from typing import Any, cast
 
 import pydantic
 
-from elicitkit._compiler.form_spec import MISSING, Decoder, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._compiler.form_spec import (
+    MISSING,
+    Decoder,
+    FieldSpec,
+    FormSpec,
+    Kind,
+    Rebuilder,
+    Shape,
+)
 from elicitkit._compiler.nesting import KEY_SEPARATOR, TITLE_SEPARATOR
 from elicitkit._compiler.prefill import wire_default
 from elicitkit._compiler.wire_formats import (
@@ -77,9 +89,10 @@ class _Problem(str):
     __slots__ = ()
 
 
-PlanEntry = tuple[str, str, Callable[[Any], Any], bool, bool, Any]
+PlanEntry = tuple[str, str, Callable[[Any], Any], bool, bool, Any, Callable[[Any], Any] | None]
 """How the reference decoder treats one field: wire key, constructor keyword, checker,
-required, whether ``""`` means absent, and what an absent value becomes."""
+required, whether ``""`` means absent, what an absent value becomes, and the converter a
+rebuild uses instead of the checker (``None``: the wire value is the value)."""
 
 
 Builder = Callable[[dict[str, Any]], Any]
@@ -106,6 +119,66 @@ def build_decoder(
     return _checked_decoder(spec, build=build, plan=plan)
 
 
+def build_rebuilder(
+    spec: FormSpec,
+    *,
+    plan: Sequence[PlanEntry] | None = None,
+    build: Builder | None = None,
+) -> Rebuilder:
+    """Compile the rebuilder of one form: checked wire values -> value of spec.tp, unchecked.
+
+    For the answers carried in the replay state on 2026-07-28, which `build_decoder`'s
+    decoder checked in the round they arrived. Skipping the checks is safe because nothing
+    but this server can write that state: the SDK seals it with AES-GCM under the server's
+    key (`RequestStateBoundary`) and binds it to the tool, its arguments and the principal,
+    and elicitkit puts an answer in it only after the decoder accepted it, for the question
+    whose digest (message and schema, overrides included) it carries; a tampered state is
+    refused before elicitkit reads it. (A deploy that tightens a check the schema does not
+    show, a pattern or a validator, between two rounds of one dialogue does not re-judge
+    the answers already carried: they were valid when given.)
+
+    The type is still built as the decoder builds it: ``__post_init__`` and a pydantic
+    model's own validators run (once per round, as when the answer arrived), since they may
+    turn the values into the ones the author expects.
+
+    Args:
+        spec: The form.
+        plan: See `build_decoder`: the same plan serves both.
+        build: See `build_decoder`.
+    """
+    if plan is None:
+        plan = [field_plan(spec, field) for field in spec.fields]
+    if any(field.groups for field in spec.fields):
+        # Nested forms: the flat fields rebuilt into a dict, then the instances built.
+        keys = [field.key for field in spec.fields]
+        flat = _rebuilder(plan, dict)
+        nested = _nested_decoder(spec, lambda content: flat([content.get(key) for key in keys]))
+        return lambda values: nested(
+            {key: value for key, value in zip(keys, values, strict=False) if value is not None}
+        )
+    return _rebuilder(plan, _builder(spec) if build is None else build)
+
+
+def _rebuilder(plan: Sequence[PlanEntry], build: Builder) -> Rebuilder:
+    # Only what a rebuild reads, so the loop unpacks four items, not seven.
+    steps = [(attr, blank, absent, convert) for _, attr, _, _, blank, absent, convert in plan]
+    absent_values = [None] * len(steps)
+
+    def rebuild(values: Sequence[Any]) -> Any:
+        if len(values) < len(absent_values):  # the state drops trailing absent values
+            values = [*values, *absent_values[len(values) :]]
+        out: dict[str, Any] = {}
+        for (attr, blank_is_absent, absent, convert), value in zip(steps, values):  # noqa: B905  (padded above; the state is ours)
+            if value is None or (blank_is_absent and value == ""):
+                if absent is not _OMIT:
+                    out[attr] = absent() if callable(absent) else absent[0]
+                continue
+            out[attr] = value if convert is None else convert(value)
+        return build(out)
+
+    return rebuild
+
+
 def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
     """How the reference decoder of ``spec`` treats ``field`` (one of its fields)."""
     return (
@@ -115,6 +188,7 @@ def field_plan(spec: FormSpec, field: FieldSpec) -> PlanEntry:
         field.required,
         _blank_is_absent(field),
         _absent(spec, field),
+        _converter(field),
     )
 
 
@@ -142,7 +216,7 @@ def _checked_decoder(
         answer = cast("dict[str, Any]", content)
         values: dict[str, Any] = {}
         errors: list[FieldError] = []
-        for key, attr, check, required, blank_is_absent, absent in plan:
+        for key, attr, check, required, blank_is_absent, absent, _ in plan:
             value = answer.get(key)
             if value is None or (blank_is_absent and value == ""):
                 if required:
@@ -353,6 +427,32 @@ def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
 
 def _as_list(items: list[object]) -> list[object]:
     return items
+
+
+def _converter(field: FieldSpec) -> Callable[[Any], Any] | None:
+    """What the field's checker does to a value it accepts, and nothing else (for a rebuild)."""
+    kind, convert = field.kind, field.convert
+    if kind is Kind.TEXT:
+        if convert is parse_date:
+            return dt.date.fromisoformat  # parse_date's own parse, once its shape has passed
+        return convert  # parse_datetime, a pydantic URL type, or nothing
+    if kind is Kind.INTEGER:
+
+        def whole(value: Any) -> Any:
+            if value.__class__ is float:  # 36.0 was accepted as 36
+                value = int(value)
+            return value if convert is None else convert(value)
+
+        return whole
+    if kind is Kind.NUMBER:
+        return float if convert is None else convert
+    if kind is Kind.BOOLEAN:
+        return None
+    lookup: dict[str, object] = {choice.wire: choice.value for choice in field.choices}
+    if kind is Kind.CHOICE:
+        return lookup.__getitem__
+    container: Callable[[list[object]], object] = field.container or _as_list
+    return lambda value: container([lookup[item] for item in value])
 
 
 # --------------------------------------------------------------------------------------

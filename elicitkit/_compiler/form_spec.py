@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -19,6 +19,11 @@ TitleStyle = Literal["sentence", "title", "name", "omit"]
 
 Decoder = Callable[[Any], Any]
 """A compiled form's decoder: a client's content -> the form's value, or `InvalidContent`."""
+
+Rebuilder = Callable[[Sequence[Any]], Any]
+"""Rebuilds an answer a form's decoder accepted before, from its wire values in field order
+(``None``: absent; a short list: the rest absent), converting without checking (see
+``decode.build_rebuilder``)."""
 
 
 class _Missing(enum.Enum):

@@ -32,11 +32,20 @@ from elicitkit._compiler.decode import (
     Builder,
     PlanEntry,
     build_decoder,
+    build_rebuilder,
     check_value,
     field_plan,
     result_builder,
 )
-from elicitkit._compiler.form_spec import MISSING, Choice, Decoder, FieldSpec, FormSpec, Kind
+from elicitkit._compiler.form_spec import (
+    MISSING,
+    Choice,
+    Decoder,
+    FieldSpec,
+    FormSpec,
+    Kind,
+    Rebuilder,
+)
 from elicitkit._compiler.prefill import wire_default
 from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_field
@@ -113,6 +122,8 @@ class OverriddenForm:
     )
     """This form prepared on each base prepared form it was applied to (at most six)."""
     _decoder: Decoder | None = None
+    _rebuilder: Rebuilder | None = None
+    _field_plans: Sequence[PlanEntry] | None = None
 
     def prepare(self, base: PreparedForm) -> PreparedForm:
         """Return ``base`` (the compiled form on one version) with these overrides applied.
@@ -129,8 +140,9 @@ class OverriddenForm:
             )
         schema = {**base.schema, "properties": properties}
         decoder = self.decoder if self.decodes_differently else base.current_decoder
+        rebuilder = self.rebuilder if self.decodes_differently else base.current_rebuilder
         prepared = PreparedForm(
-            base.tp, self.spec, base.protocol, base.legacy_enum_names, schema, decoder
+            base.tp, self.spec, base.protocol, base.legacy_enum_names, schema, decoder, rebuilder
         )
         self.prepared[base] = prepared
         return prepared
@@ -141,13 +153,24 @@ class OverriddenForm:
         Only the changed fields get new checks; the others reuse the compiled form's.
         """
         if self._decoder is None:
+            self._decoder = build_decoder(self.spec, plan=self._plan(), build=self.base.build)
+        return self._decoder
+
+    def rebuilder(self) -> Rebuilder:
+        """Return the rebuilder for answers this call's form accepted in an earlier round."""
+        if self._rebuilder is None:
+            self._rebuilder = build_rebuilder(self.spec, plan=self._plan(), build=self.base.build)
+        return self._rebuilder
+
+    def _plan(self) -> Sequence[PlanEntry]:
+        """The compiled form's plan, with the changed fields planned again (made once)."""
+        if self._field_plans is None:
             redecoded = self.redecoded
-            plan = [
+            self._field_plans = [
                 field_plan(self.spec, spec_field) if spec_field.name in redecoded else entry
                 for spec_field, entry in zip(self.spec.fields, self.base.plan, strict=True)
             ]
-            self._decoder = build_decoder(self.spec, plan=plan, build=self.base.build)
-        return self._decoder
+        return self._field_plans
 
 
 @dataclass(frozen=True)

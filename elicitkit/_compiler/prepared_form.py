@@ -14,11 +14,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from elicitkit._compiler.form_spec import Decoder, FormSpec, Shape
+from elicitkit._compiler.form_spec import Decoder, FormSpec, Rebuilder, Shape
 from elicitkit._compiler.names import humanise
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._lru import Lru
@@ -66,6 +66,9 @@ class PreparedForm:
     current_decoder: Callable[[], Decoder]
     """Returns the form's decoder (made at its first answer: a form type built for a call
     that is never answered never pays for one)."""
+    current_rebuilder: Callable[[], Rebuilder]
+    """Returns the form's rebuilder, for answers this form's decoder accepted in an earlier
+    round (made at its first use)."""
     _questions: Lru[str | None, RenderedQuestion] = field(
         default_factory=lambda: Lru[str | None, RenderedQuestion](MAX_MESSAGES)
     )
@@ -86,6 +89,17 @@ class PreparedForm:
             InvalidContent: The content does not fit the form; every problem is listed.
         """
         return self.current_decoder()(content)
+
+    def rebuild(self, values: Sequence[Any]) -> Any:
+        """Rebuild an answer this form accepted before, from its wire values in field order.
+
+        Converts without checking (see `build_rebuilder`: only for the values elicitkit
+        sealed into the replay state after they passed `decode`).
+
+        Raises:
+            InvalidContent: The type's own checks (``__post_init__``, validators) refused.
+        """
+        return self.current_rebuilder()(values)
 
 
 def request_params(

@@ -15,7 +15,7 @@ from elicitkit._compiler.prepared_form import PreparedForm, question_digest
 from elicitkit._lru import Lru
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
 from elicitkit._runtime.context import Channel, ToolRun, current_run, outside_a_call
-from elicitkit._runtime.question_log import log_question
+from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.retries import (
     DEFAULT_RETRIES,
@@ -118,6 +118,14 @@ async def ask(
     retries, timeout = check_retries(retries), check_timeout(timeout)
     run = _current_run()
     asked = _prepare(run, tp, message, key, timeout, overrides=overrides)
+    replay = run.replay
+    if replay is not None:
+        # 2026-07-28: most asks of a long dialogue were answered in an earlier round, and
+        # were logged then; each round returns them straight away.
+        question = asked.question
+        carried = replay.carried(question.key, question.digest)
+        if carried is not None and carried.action == "accept":
+            return _rebuilt(asked.form, carried, run.channel)
     return await ask_until_valid(run, asked, retries)
 
 
@@ -178,7 +186,8 @@ class _Log:
     retries: int
 
     def outcome(self, outcome: str, invalid_fields: list[str]) -> None:
-        if self.fresh:
+        # A decline may be flagged (at WARNING) however the level is set: it needs the time.
+        if self.fresh and (outcome == "decline" or logger.isEnabledFor(QUESTION_LEVEL)):
             log_question(
                 tool=self.run.target,
                 protocol=self.run.channel.protocol,
@@ -466,17 +475,9 @@ def _replayed(
     if carried is not None and carried.action == "timeout":
         raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
     if carried is not None:
-        raw: Mapping[str, Any] = {"action": carried.action}
-        if carried.action == "accept":
-            raw = {
-                "action": "accept",
-                "content": {
-                    field.key: value
-                    for field, value in zip(spec.fields, carried.values, strict=False)
-                    if value is not None
-                },
-            }
-        return _typed_result(form, raw, channel)
+        if carried.action != "accept":
+            return _typed_result(form, {"action": carried.action}, channel)
+        return _rebuilt(form, carried, channel)
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
@@ -500,6 +501,19 @@ def _replayed(
         values = [fields.get(field.key) for field in spec.fields]
     replay.keep(question.key, Carried(question.digest, result.action, values))
     return result
+
+
+def _rebuilt(form: PreparedForm, carried: Carried, channel: Channel) -> ElicitResultTyped[Any]:
+    """An accepted answer carried in the state, rebuilt.
+
+    It was checked in the round it arrived (`_replayed`), and sealed by the server since,
+    so it is rebuilt from its wire values, not checked again (why that is safe: see
+    ``_compiler.decode.build_rebuilder``).
+    """
+    try:
+        return ElicitResultTyped("accept", form.rebuild(carried.values))
+    except InvalidContent as error:  # the type's own __post_init__ or validators, run again
+        raise channel.surface(error) from None
 
 
 def _typed_result(
