@@ -461,6 +461,28 @@ def _with_choices(spec: FieldSpec, options: object, problem: Any) -> FieldSpec:
     return _patched(spec, max_length=None if high is None else min(high, len(picked)), **settings)
 
 
+def _option_values(spec: FieldSpec, value: object) -> object:
+    """A choice default given by wire string (``"eu"`` for ``Region.EU``) as the option's value.
+
+    As ``choices`` accepts, so do ``defaults``: a member, a value, or the wire string. A
+    multi-select's items each, in a container of the type given.
+    """
+    by_wire = {choice.wire: choice.value for choice in spec.choices}
+    declared = {_option_key(choice.value) for choice in spec.choices}
+
+    def one(item: object) -> object:
+        if _option_key(item) in declared or not isinstance(item, str):
+            return item
+        return by_wire.get(item, item)
+
+    if spec.kind is Kind.CHOICE:
+        return one(value)
+    if type(value) in (list, tuple, set, frozenset):  # type() does not narrow: no Unknown
+        container = cast("Callable[[Iterable[object]], object]", type(value))
+        return container(one(item) for item in cast("Iterable[object]", value))
+    return value
+
+
 def _option_key(value: object) -> tuple[str, object]:
     try:
         hash(value)
@@ -470,6 +492,8 @@ def _option_key(value: object) -> tuple[str, object]:
 
 
 def _with_default(spec: FieldSpec, value: object, problem: Any) -> FieldSpec:
+    if spec.kind in (Kind.CHOICE, Kind.MULTI_CHOICE):
+        value = _option_values(spec, value)
     out = _patched(
         spec,
         default=value,
