@@ -293,6 +293,12 @@ async def check_ask() -> None:
     assert_type(await choose("Size?", {1: "one", 2: "two"}), int | None)
     assert_type(await ask_text("Name?"), str | None)
     assert_type(await choose("Colour?", Color), Color | None)
+    assert_type(await choose("Size?", ["s", "m"], title=None), str | None)
+    assert_type(await choose("Colour?", Color, title="Paint"), Color | None)
+    assert_type(await ask_text("Name?", title=None), str | None)
+    hidden = Overrides(hide={"street"}, defaults={"street": "Main"})
+    assert_type(await ask(Address, overrides=hidden), ElicitResultTyped[Address])
+    Overrides(hide="street")  # type: ignore[arg-type]  # a str is no set of names
 
     @fill_missing
     async def tool(day: str | None = None) -> int:
