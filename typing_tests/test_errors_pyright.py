@@ -59,6 +59,8 @@ def check_form_keeps_constructor() -> None:
 
 def check_form_misuse() -> None:
     form(message=42)  # pyright: ignore[reportArgumentType]
+    form(title_style="Title")  # pyright: ignore[reportArgumentType]
+    form(label_style="enum")  # pyright: ignore[reportArgumentType]
 
 
 def check_hide_takes_a_set() -> None:

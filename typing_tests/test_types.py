@@ -172,6 +172,9 @@ def check_form() -> None:
     assert_type(form(AddressModel), type[AddressModel])
     assert_type(form(message="Where to?")(Address), type[Address])
     assert_type(form()(AddressStruct), type[AddressStruct])
+    styled = form(title_style="title", label_style="enumNames")
+    assert_type(styled(AddressModel), type[AddressModel])
+    form(title_style="Title")  # type: ignore[call-overload]  # not a title style
 
     # Decorated classes keep their constructors and instances.
     assert_type(BareForm(confirm=True), BareForm)
