@@ -6,14 +6,16 @@ import dataclasses
 import re
 from typing import Any, NotRequired, TypedDict
 
+import mcp_types as types
 import pydantic
 import pytest
+from mcp import Client
 
 from elicitkit import FormDefinitionError, Overrides, ask, parse_content, requested_schema
 from elicitkit._compiler.overrides import cache_key
 from elicitkit.protocol import PROTOCOL_VERSIONS
 from elicitkit.testing import ScriptedUser, accept, connect, decline
-from tests.sdks import new_server
+from tests.sdks import ERAS, in_memory, new_server
 
 
 @dataclasses.dataclass
@@ -232,3 +234,29 @@ async def test_a_form_that_asks_only_for_what_is_missing(sdk: str, protocol: str
     first, second, third = user.schemas
     assert list(first["properties"]) == list(third["properties"]) == ["name", "phone", "newsletter"]
     assert list(second["properties"]) == ["email", "name", "phone", "newsletter"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_client_that_sends_a_hidden_field_anyway(sdk: str, mode: str, version: str) -> None:
+    """Ignored on decode, and on 2026-07-28 also when the carried answer is rebuilt."""
+    server = new_server(sdk, "hide-raw")
+
+    @server.tool()
+    async def subscribe() -> str:
+        overrides = Overrides(hide={"email", "name"}, defaults={"email": "ada@example.com"})
+        first = await ask(Contact, "Subscribe", overrides=overrides)
+        second = await ask(bool, "Sure?")  # a second round: the first answer is rebuilt
+        return f"{first.unwrap()!r} {second.unwrap()}"
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        if params.message == "Sure?":
+            return types.ElicitResult(action="accept", content={"value": True})
+        content = {"email": "eve@example.com", "name": "Mallory", "newsletter": True}
+        return types.ElicitResult(action="accept", content=content)
+
+    async with Client(in_memory(server), mode=mode, elicitation_callback=callback) as client:
+        result = await client.call_tool("subscribe", {})
+    assert result.content[0].text == (  # type: ignore[union-attr]
+        "Contact(email='ada@example.com', name='Ada', phone=None, newsletter=True) True"
+    )
