@@ -13,7 +13,7 @@ import os
 import sys
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,20 @@ async def routers(redis_url: str, count: int) -> AsyncIterator[list[RedisComplet
         await client.aclose()
 
 
+class Session:
+    """A client session as a router sees it: ``end()`` runs what was hooked on its end."""
+
+    def __init__(self) -> None:
+        self.hooks: dict[object, Callable[[], Awaitable[None]]] = {}
+
+    def at_end(self, key: object, callback: Callable[[], Awaitable[None]]) -> None:
+        self.hooks.setdefault(key, callback)
+
+    async def end(self) -> None:
+        for callback in self.hooks.values():
+            await callback()
+
+
 class Counter:
     """A notifier that counts how often it was called."""
 
@@ -66,7 +80,7 @@ async def test_completing_an_unknown_id_returns_false(redis_url: str) -> None:
 async def test_a_double_completion_is_delivered_once(redis_url: str, where: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
-        await owner.register("eid-1", notify, keep=60)
+        await owner.register("eid-1", notify, keep=60, session=Session())
         caller = other if where == "other-process" else owner
         first, second = await asyncio.gather(caller.complete("eid-1"), other.complete("eid-1"))
         with anyio.fail_after(5):
@@ -79,7 +93,7 @@ async def test_a_double_completion_is_delivered_once(redis_url: str, where: str)
 async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
-        await owner.register("eid-2", notify, keep=0.05)
+        await owner.register("eid-2", notify, keep=0.05, session=Session())
         await asyncio.sleep(0.2)
         assert await other.complete("eid-2") is False
     assert notify.calls == 0
@@ -88,7 +102,7 @@ async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
 async def test_an_id_whose_process_has_gone_is_not_completed(redis_url: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
-        await owner.register("eid-3", notify, keep=60)
+        await owner.register("eid-3", notify, keep=60, session=Session())
         await owner.aclose()  # the process stops: its listener and routes go with it
         assert await other.complete("eid-3") is False
     assert notify.calls == 0
@@ -98,12 +112,12 @@ async def test_the_listener_is_started_once_and_restarted_after_close(redis_url:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
         assert await owner.complete("eid-4") is False  # complete() alone starts no listener
-        await owner.register("eid-4", Counter(), keep=60)
-        await owner.register("eid-5", Counter(), keep=60)
+        await owner.register("eid-4", Counter(), keep=60, session=Session())
+        await owner.register("eid-5", Counter(), keep=60, session=Session())
         channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")
         assert len(channels) == 1  # one channel for the owner; the other never listened
         await owner.aclose()
-        await owner.register("eid-6", notify, keep=60)
+        await owner.register("eid-6", notify, keep=60, session=Session())
         assert await other.complete("eid-6") is True
         with anyio.fail_after(5):
             await notify.called.wait()
