@@ -196,3 +196,59 @@ async def test_a_callback_on_another_worker_notifies_only_the_initiating_client(
     assert result.content[0].text == "accept:True"
     assert params.url == f"{b}/callback?state={eid}"
     assert completed == {"asker": [eid], "bystander": []}
+
+
+async def test_a_page_finished_after_the_call_is_told_and_a_closed_session_is_not(
+    redis_url: str,
+) -> None:
+    """2025-11-25 over real HTTP: the completion may come after ask_url returned accept.
+
+    The user agrees and the call ends; the page's callback lands on worker B later, and
+    the client (on worker A) is told. A second page, whose client closed its session first,
+    completes nowhere: the session's end dropped the route, and its key in Redis.
+    """
+    with worker(redis_url) as a, worker(redis_url) as b:
+        pages: list[str] = []
+        told: list[str] = []
+        arrived = anyio.Event()
+
+        async def agree(context: Any, params: Any) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            pages.append(params.url)  # opened later, after the call has returned
+            return types.ElicitResult(action="accept")
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ElicitCompleteNotification):
+                told.append(message.params.elicitation_id)
+                arrived.set()
+
+        def session() -> Client:
+            return Client(
+                f"{a}/mcp", mode="legacy", elicitation_callback=agree, message_handler=on_message
+            )
+
+        callback = {"callback": f"{b}/callback"}
+        async with session() as stays:
+            with anyio.fail_after(20):
+                assert text_of(await stays.call_tool("connect", callback)) == "accept:True"
+                assert await anyio.to_thread.run_sync(_get, pages[0]) == "signed in"
+                await arrived.wait()
+        async with session() as leaves:
+            with anyio.fail_after(20):
+                assert text_of(await leaves.call_tool("connect", callback)) == "accept:True"
+        key = "elicitkit:url:" + pages[1].rsplit("=", 1)[1]
+        redis = Redis.from_url(redis_url)
+        try:
+            with anyio.fail_after(10):
+                while await redis.exists(key):  # noqa: ASYNC110  (worker A ends it in its time)
+                    await anyio.sleep(0.05)
+        finally:
+            await redis.aclose()
+        assert await anyio.to_thread.run_sync(_get, pages[1]) == "unknown"
+    assert told == [pages[0].rsplit("=", 1)[1]]
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text
