@@ -16,7 +16,7 @@ import gc
 import logging
 import tracemalloc
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -83,6 +83,17 @@ async def routes(kind: str, redis_url: str | None, **limits: int) -> AsyncIterat
     finally:
         await router.aclose()
         await client.aclose()
+
+
+@pytest.fixture(autouse=True)
+def forget_the_servers() -> Iterator[None]:
+    """Collect each test's servers after it.
+
+    `complete_url(id)` tries every router a live server was installed with: a later test's
+    call would reach this test's closed Redis client.
+    """
+    yield
+    gc.collect()
 
 
 @pytest.fixture(params=["local", "redis"])
