@@ -41,20 +41,19 @@ import contextlib
 import contextvars
 import functools
 import secrets
-import time
 from typing import Any
 
 from redis.asyncio import Redis
 
 from elicitkit._runtime.context import AskingSession, Notify
-from elicitkit._runtime.url_mode import RouteTable
+from elicitkit._runtime.url_mode import HoldsRoutes, RouteTable
 
 
 def _millis(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
-class RedisCompletions:
+class RedisCompletions(HoldsRoutes):
     """A `elicitkit.url.CompletionRouter` in Redis, for servers that run in several processes.
 
     Call `aclose` when the process shuts down: it stops the listener and unsubscribes.
@@ -93,21 +92,6 @@ class RedisCompletions:
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
         self._starting = asyncio.Lock()
-
-    @property
-    def max_routes(self) -> int:
-        """How many open URL elicitations this process holds at most."""
-        return self._table.max_routes
-
-    @property
-    def max_per_session(self) -> int:
-        """How many open URL elicitations one session holds at most."""
-        return self._table.max_per_session
-
-    def __len__(self) -> int:
-        """How many routes this process holds now (expired ones are not counted)."""
-        self._table.sweep(time.monotonic())
-        return len(self._table)
 
     async def register(
         self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession

@@ -186,7 +186,28 @@ class RouteTable:
             del self._sessions[route.session]
 
 
-class LocalCompletions:
+class HoldsRoutes:
+    """A router whose routes (in this process) live in a bounded `RouteTable`."""
+
+    _table: RouteTable
+
+    @property
+    def max_routes(self) -> int:
+        """How many open URL elicitations it holds at most (in this process)."""
+        return self._table.max_routes
+
+    @property
+    def max_per_session(self) -> int:
+        """How many open URL elicitations one session holds at most."""
+        return self._table.max_per_session
+
+    def __len__(self) -> int:
+        """How many routes it holds now (expired ones are not counted)."""
+        self._table.sweep(time.monotonic())
+        return len(self._table)
+
+
+class LocalCompletions(HoldsRoutes):
     """A `CompletionRouter` for a server that runs as one process (the default).
 
     Bounded: a route lasts as long as its question needs it (see `ask_url`) and is dropped
@@ -203,21 +224,6 @@ class LocalCompletions:
             ValueError: A limit is not a whole number of at least 1.
         """
         self._table = RouteTable(max_routes, max_per_session)
-
-    @property
-    def max_routes(self) -> int:
-        """How many open URL elicitations it holds at most."""
-        return self._table.max_routes
-
-    @property
-    def max_per_session(self) -> int:
-        """How many open URL elicitations one session holds at most."""
-        return self._table.max_per_session
-
-    def __len__(self) -> int:
-        """How many routes it holds now (expired ones are not counted)."""
-        self._table.sweep(time.monotonic())
-        return len(self._table)
 
     async def register(
         self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
