@@ -21,6 +21,7 @@ __all__ = [
     "FormDefinitionError",
     "InvalidContent",
     "StateTooLarge",
+    "TooManyOpenUrls",
     "TooManyRounds",
 ]
 
@@ -111,6 +112,16 @@ class ElicitationTimeout(ElicitError):
     ``notifications/cancelled`` for the ``elicitation/create`` request). On 2026-07-28,
     where the question travels in the call's result, an answer that arrives after the
     question's deadline (carried in the sealed ``requestState``) is refused with this error.
+    """
+
+
+class TooManyOpenUrls(ElicitError):
+    """The server holds as many open URL elicitations as its completion router may.
+
+    Raised by ``ask_url()`` and ``require_url()`` before anything is sent. The routes already
+    open are kept (another user's page can still complete); the new question is refused.
+    Routes are dropped as their questions are declined, cancelled or time out, their pages
+    expire, or their sessions end, so a later call may succeed.
     """
 
 

@@ -38,7 +38,7 @@ def test_per_call_choices_example(mode: str, protocol: str, errlog: IO[str]) -> 
     assert session.protocol == protocol
     assert [text_of(result) for result in results] == [
         "Deploying orders-db to eu-north-1: 2 x medium.",
-        "Not deployed: region: Must be one of 'us-east-1'; got 'eu-north-1'.",
+        "Not deployed: region: Must be \"US East (Virginia)\" ('us-east-1'); got 'eu-north-1'.",
     ]
     first, second, *reasked = session.asked
     assert len(reasked) == 2

@@ -20,6 +20,8 @@ from elicitkit import (
     choose,
     confirm,
 )
+from elicitkit.testing import ScriptedUser, connect
+from elicitkit.testing import accept as reply_accept
 from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
@@ -284,3 +286,124 @@ async def test_a_fastmcp_tool_using_its_context_around_a_question(mode: str, ver
     # On 2025-11-25 the log lines reach the client in order around the question; 2026-07-28
     # has no log notifications.
     assert logs == (["about to ask", "answered True"] if version == "2025-11-25" else [])
+
+
+def titles_server(sdk: str) -> Any:
+    server = new_server(sdk, "titles")
+
+    @server.tool()
+    async def asked(which: str) -> str:
+        if which == "text":
+            return repr(await ask_text("Your name?"))
+        if which == "text, untitled":
+            return repr(await ask_text("Your name?", title=None))
+        if which == "text, titled":
+            return repr(await ask_text("Your name?", title="Name"))
+        if which == "list":
+            return repr(await choose("Which size?", ["s", "m"]))
+        if which == "list, untitled":
+            return repr(await choose("Which size?", ["s", "m"], title=None))
+        if which == "mapping, titled":
+            return repr(await choose("Which size?", {"s": "Small", "m": "Medium"}, title="Size"))
+        if which == "enum":
+            return repr(await choose("Which colour?", Colour))
+        if which == "enum, untitled":
+            return repr(await choose("Which colour?", Colour, title=None))
+        return repr(await choose("Which colour?", Colour, title="Paint"))
+
+    @server.tool()
+    async def empty_title(which: str) -> str:
+        try:
+            if which == "text":
+                await ask_text("Your name?", title="")
+            else:
+                await choose("Which?", Colour, title="")
+        except FormDefinitionError as problem:
+            return str(problem)
+        return "unreachable"
+
+    return server
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize(
+    ("which", "answer", "field"),
+    [
+        pytest.param("text", "Ada", {"type": "string", "title": "Answer"}, id="text"),
+        pytest.param("text, untitled", "Ada", {"type": "string"}, id="text, title=None"),
+        pytest.param("text, titled", "Ada", {"type": "string", "title": "Name"}, id="text, title"),
+        pytest.param(
+            "list", "m", {"type": "string", "title": "Answer", "enum": ["s", "m"]}, id="list"
+        ),
+        pytest.param(
+            "list, untitled", "m", {"type": "string", "enum": ["s", "m"]}, id="list, title=None"
+        ),
+        pytest.param(
+            "mapping, titled",
+            "m",
+            {
+                "type": "string",
+                "title": "Size",
+                "enum": ["s", "m"],
+                "enumNames": ["Small", "Medium"],
+            },
+            id="mapping, title",
+        ),
+        pytest.param(
+            "enum",
+            "red",
+            {"type": "string", "title": "Colour", "enum": ["red", "dark-blue"]},
+            id="Enum: its name",
+        ),
+        pytest.param(
+            "enum, untitled",
+            "red",
+            {"type": "string", "enum": ["red", "dark-blue"]},
+            id="Enum, title=None",
+        ),
+        pytest.param(
+            "enum, titled",
+            "red",
+            {"type": "string", "title": "Paint", "enum": ["red", "dark-blue"]},
+            id="Enum, title",
+        ),
+    ],
+)
+async def test_one_liner_titles(
+    sdk: str, version: str, which: str, answer: str, field: dict[str, Any]
+) -> None:
+    user = ScriptedUser(reply_accept(value=answer))
+    async with connect(titles_server(sdk), protocol=version, user=user) as client:
+        result = await client.call_tool("asked", {"which": which})
+    [schema] = user.schemas
+    field = _as_one_of(field, version)
+    assert schema == {"type": "object", "properties": {"value": field}, "required": ["value"]}
+    assert_spec_valid(schema, version)
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    assert text.text == (repr(Colour(answer)) if which.startswith("enum") else repr(answer))
+
+
+def _as_one_of(field: dict[str, Any], version: str) -> dict[str, Any]:
+    """Labels travel as oneOf from 2025-11-25 on (enumNames on 2025-06-18)."""
+    if "enumNames" not in field or version == "2025-06-18":
+        return field
+    out = {key: value for key, value in field.items() if key not in {"enum", "enumNames"}}
+    out["oneOf"] = [
+        {"const": const, "title": title}
+        for const, title in zip(field["enum"], field["enumNames"], strict=True)
+    ]
+    return out
+
+
+@pytest.mark.parametrize("which", ["text", "choose"])
+async def test_an_empty_title_is_refused_before_anything_is_sent(sdk: str, which: str) -> None:
+    function = "ask_text" if which == "text" else "choose"
+    user = ScriptedUser()
+    async with connect(titles_server(sdk), user=user) as client:
+        result = await client.call_tool("empty_title", {"which": which})
+    assert result.content[0].text == (  # type: ignore[union-attr]
+        f"Cannot ask {function}() with the title '': a title is text the client shows above "
+        "the field. Pass a non-empty str, or title=None to send none."
+    )
+    assert user.schemas == []

@@ -13,7 +13,7 @@ import os
 import sys
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,20 @@ async def routers(redis_url: str, count: int) -> AsyncIterator[list[RedisComplet
         await client.aclose()
 
 
+class Session:
+    """A client session as a router sees it: ``end()`` runs what was hooked on its end."""
+
+    def __init__(self) -> None:
+        self.hooks: dict[object, Callable[[], Awaitable[None]]] = {}
+
+    def at_end(self, key: object, callback: Callable[[], Awaitable[None]]) -> None:
+        self.hooks.setdefault(key, callback)
+
+    async def end(self) -> None:
+        for callback in self.hooks.values():
+            await callback()
+
+
 class Counter:
     """A notifier that counts how often it was called."""
 
@@ -66,7 +80,7 @@ async def test_completing_an_unknown_id_returns_false(redis_url: str) -> None:
 async def test_a_double_completion_is_delivered_once(redis_url: str, where: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
-        await owner.register("eid-1", notify, keep=60)
+        await owner.register("eid-1", notify, keep=60, session=Session())
         caller = other if where == "other-process" else owner
         first, second = await asyncio.gather(caller.complete("eid-1"), other.complete("eid-1"))
         with anyio.fail_after(5):
@@ -79,7 +93,7 @@ async def test_a_double_completion_is_delivered_once(redis_url: str, where: str)
 async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
-        await owner.register("eid-2", notify, keep=0.05)
+        await owner.register("eid-2", notify, keep=0.05, session=Session())
         await asyncio.sleep(0.2)
         assert await other.complete("eid-2") is False
     assert notify.calls == 0
@@ -88,7 +102,7 @@ async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
 async def test_an_id_whose_process_has_gone_is_not_completed(redis_url: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
-        await owner.register("eid-3", notify, keep=60)
+        await owner.register("eid-3", notify, keep=60, session=Session())
         await owner.aclose()  # the process stops: its listener and routes go with it
         assert await other.complete("eid-3") is False
     assert notify.calls == 0
@@ -98,12 +112,12 @@ async def test_the_listener_is_started_once_and_restarted_after_close(redis_url:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
         assert await owner.complete("eid-4") is False  # complete() alone starts no listener
-        await owner.register("eid-4", Counter(), keep=60)
-        await owner.register("eid-5", Counter(), keep=60)
+        await owner.register("eid-4", Counter(), keep=60, session=Session())
+        await owner.register("eid-5", Counter(), keep=60, session=Session())
         channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")
         assert len(channels) == 1  # one channel for the owner; the other never listened
         await owner.aclose()
-        await owner.register("eid-6", notify, keep=60)
+        await owner.register("eid-6", notify, keep=60, session=Session())
         assert await other.complete("eid-6") is True
         with anyio.fail_after(5):
             await notify.called.wait()
@@ -182,3 +196,59 @@ async def test_a_callback_on_another_worker_notifies_only_the_initiating_client(
     assert result.content[0].text == "accept:True"
     assert params.url == f"{b}/callback?state={eid}"
     assert completed == {"asker": [eid], "bystander": []}
+
+
+async def test_a_page_finished_after_the_call_is_told_and_a_closed_session_is_not(
+    redis_url: str,
+) -> None:
+    """2025-11-25 over real HTTP: the completion may come after ask_url returned accept.
+
+    The user agrees and the call ends; the page's callback lands on worker B later, and
+    the client (on worker A) is told. A second page, whose client closed its session first,
+    completes nowhere: the session's end dropped the route, and its key in Redis.
+    """
+    with worker(redis_url) as a, worker(redis_url) as b:
+        pages: list[str] = []
+        told: list[str] = []
+        arrived = anyio.Event()
+
+        async def agree(context: Any, params: Any) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            pages.append(params.url)  # opened later, after the call has returned
+            return types.ElicitResult(action="accept")
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ElicitCompleteNotification):
+                told.append(message.params.elicitation_id)
+                arrived.set()
+
+        def session() -> Client:
+            return Client(
+                f"{a}/mcp", mode="legacy", elicitation_callback=agree, message_handler=on_message
+            )
+
+        callback = {"callback": f"{b}/callback"}
+        async with session() as stays:
+            with anyio.fail_after(20):
+                assert text_of(await stays.call_tool("connect", callback)) == "accept:True"
+                assert await anyio.to_thread.run_sync(_get, pages[0]) == "signed in"
+                await arrived.wait()
+        async with session() as leaves:
+            with anyio.fail_after(20):
+                assert text_of(await leaves.call_tool("connect", callback)) == "accept:True"
+        key = "elicitkit:url:" + pages[1].rsplit("=", 1)[1]
+        redis = Redis.from_url(redis_url)
+        try:
+            with anyio.fail_after(10):
+                while await redis.exists(key):  # noqa: ASYNC110  (worker A ends it in its time)
+                    await anyio.sleep(0.05)
+        finally:
+            await redis.aclose()
+        assert await anyio.to_thread.run_sync(_get, pages[1]) == "unknown"
+    assert told == [pages[0].rsplit("=", 1)[1]]
+
+
+def text_of(result: types.CallToolResult) -> str:
+    [block] = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text

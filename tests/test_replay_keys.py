@@ -6,12 +6,12 @@ Every case runs on both server SDKs (the ``sdk`` fixture).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pytest
 from mcp import Client
 
-from elicitkit import FormDefinitionError, ask
+from elicitkit import FormDefinitionError, FormField, ask, ask_text, choose
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import in_memory, new_server
 
@@ -69,6 +69,18 @@ async def test_default_keys_name_the_form_and_count_its_asks(sdk: str) -> None:
         "literal_red_blue#1",
         "shipping_address",
     ]
+
+
+async def test_default_keys_of_one_liners_leave_their_metadata_out(sdk: str) -> None:
+    async def tool() -> str:
+        await choose("Size?", ["s", "m"])
+        await ask_text("Name?")
+        await ask(Annotated[int, FormField(title="Seats")], "How many?")
+        return "done"
+
+    answers = [accept(value="s"), accept(value="Ada"), accept(value=2)]
+    keys = await first_keys(sdk, tool, answers)
+    assert keys == ["literal_s_m#1", "str#1", "int#1"]
 
 
 @pytest.mark.parametrize(

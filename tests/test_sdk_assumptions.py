@@ -18,7 +18,7 @@ from fastmcp.exceptions import ToolError as FastMCPToolError
 from mcp import Client
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -31,6 +31,7 @@ from elicitkit._compat import BaseExceptionGroup
 from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
 from elicitkit.integrations import fastmcp as fastmcp_integration
 from elicitkit.integrations._sdk_private import (
+    connection_of,
     fastmcp_sdk_server,
     state_security,
     tool_uses_resolve,
@@ -92,6 +93,39 @@ def test_fastmcp_serves_through_an_sdk_server_with_the_boundary() -> None:
     )
     assert any(isinstance(m, RequestStateBoundary) for m in inner.middleware), (
         "fastmcp's SDK server no longer holds a RequestStateBoundary in its middleware list."
+    )
+
+
+async def test_a_server_session_leads_to_its_one_connection_which_tells_its_end() -> None:
+    server = MCPServer("connections")
+    seen: list[object] = []
+    ended: list[int] = []
+
+    @server.tool()
+    async def where(ctx: Context) -> str:
+        connection = connection_of(ctx.session)
+        seen.append(connection)
+        if connection is not None and len(seen) in (1, 3):
+            connection.exit_stack.callback(ended.append, len(seen))
+        return "here"
+
+    async with Client(server, mode="legacy") as one:
+        await one.call_tool("where", {})
+        await one.call_tool("where", {})
+    async with Client(server, mode="legacy") as two:
+        await two.call_tool("where", {})
+    first, again, other = seen
+    changed = (
+        "The SDK changed ServerSession._connection: elicitkit reads it for the one "
+        "connection behind each request's ServerSession, the session a URL route belongs to "
+        "(_sdk_private.connection_of). Without it, routes are capped per call, not per session."
+    )
+    assert first is not None, changed
+    assert first is again, changed
+    assert other is not first, changed
+    assert ended == [1, 3], (
+        "The SDK no longer unwinds Connection.exit_stack when a client leaves: elicitkit "
+        "drops a session's URL routes there (integrations/mcp.py, _ConnectionEnd)."
     )
 
 

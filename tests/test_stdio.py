@@ -563,7 +563,8 @@ FAILED_ANSWERS = [
         {"result": accept({**ADDRESS, "name": "", "zip_code": "01", "speed": "teleport"})},
         "The answer to ShippingAddress has 3 problems: name: Must be at least 1 character "
         "long. zip_code: Must be at least 4 characters long. speed: Must be one of "
-        "'standard', 'express'; got 'teleport'.",
+        "\"Standard (3-5 days)\" ('standard'), \"Express (next day)\" ('express'); got "
+        "'teleport'.",
         id="invalid-content",
     ),
     pytest.param(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from elicitkit import ElicitResultTyped, form, parse_content
+from elicitkit import ElicitResultTyped, Overrides, form, parse_content
 
 
 @dataclasses.dataclass
@@ -59,6 +59,12 @@ def check_form_keeps_constructor() -> None:
 
 def check_form_misuse() -> None:
     form(message=42)  # pyright: ignore[reportArgumentType]
+    form(title_style="Title")  # pyright: ignore[reportArgumentType]
+    form(label_style="enum")  # pyright: ignore[reportArgumentType]
+
+
+def check_hide_takes_a_set() -> None:
+    Overrides(hide="street")  # pyright: ignore[reportArgumentType]
 
 
 def check_result_errors(addr: Address, action: str) -> None:

@@ -172,6 +172,9 @@ def check_form() -> None:
     assert_type(form(AddressModel), type[AddressModel])
     assert_type(form(message="Where to?")(Address), type[Address])
     assert_type(form()(AddressStruct), type[AddressStruct])
+    styled = form(title_style="title", label_style="enumNames")
+    assert_type(styled(AddressModel), type[AddressModel])
+    form(title_style="Title")  # type: ignore[call-overload]  # not a title style
 
     # Decorated classes keep their constructors and instances.
     assert_type(BareForm(confirm=True), BareForm)
@@ -293,6 +296,12 @@ async def check_ask() -> None:
     assert_type(await choose("Size?", {1: "one", 2: "two"}), int | None)
     assert_type(await ask_text("Name?"), str | None)
     assert_type(await choose("Colour?", Color), Color | None)
+    assert_type(await choose("Size?", ["s", "m"], title=None), str | None)
+    assert_type(await choose("Colour?", Color, title="Paint"), Color | None)
+    assert_type(await ask_text("Name?", title=None), str | None)
+    hidden = Overrides(hide={"street"}, defaults={"street": "Main"})
+    assert_type(await ask(Address, overrides=hidden), ElicitResultTyped[Address])
+    Overrides(hide="street")  # type: ignore[arg-type]  # a str is no set of names
 
     @fill_missing
     async def tool(day: str | None = None) -> int:

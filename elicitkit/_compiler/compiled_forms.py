@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elicitkit._compiler.decode import PlanEntry, build_decoder, build_rebuilder, field_plan
-from elicitkit._compiler.form_spec import Decoder, FormSpec, Kind, Rebuilder
-from elicitkit._compiler.introspect import inspect_form
+from elicitkit._compiler.form_spec import Decoder, FormSpec, FormStyle, Kind, Rebuilder
+from elicitkit._compiler.introspect import STYLE_ATTRIBUTE, check_style, inspect_form
 from elicitkit._compiler.overrides import Overrides, OverridesCache
 from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_schema
@@ -218,13 +218,24 @@ def _check_decodable(compiled: CompiledForm, version: ProtocolVersion) -> None:
     compiled.decodable.add(version)
 
 
-def compile_form_class(cls: type, message: str | None) -> None:
+def compile_form_class(cls: type, message: str | None, style: FormStyle | None = None) -> None:
     """Compile ``cls`` now (for ``@form``), replacing what was compiled of it before.
 
+    Args:
+        cls: The form class.
+        message: The form's default message, if any.
+        style: The form's wire style, if any: recorded on the class, so that it holds
+            wherever the class is compiled again (nested in another form, subclassed).
+
     Raises:
-        FormDefinitionError: The class cannot be expressed as a flat form.
+        FormDefinitionError: The class cannot be expressed as a flat form, or ``style``
+            holds a setting that is no style.
     """
-    spec = inspect_form(cls, message=message)
+    if style is not None:
+        check_style(cls.__name__, style)
+        with contextlib.suppress(TypeError, AttributeError):  # refused: kept in the spec only
+            setattr(cls, STYLE_ATTRIBUTE, style)
+    spec = inspect_form(cls, message=message, style=style)
     compiled = CompiledForm(cls, spec)
     compiled.current_decoder()
     compiled.prepare(LATEST_PROTOCOL)  # fails here for what no version can render

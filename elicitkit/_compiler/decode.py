@@ -27,6 +27,7 @@ import pydantic
 
 from elicitkit._compiler.form_spec import (
     MISSING,
+    Choice,
     Decoder,
     FieldSpec,
     FormSpec,
@@ -387,19 +388,19 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
 
 def _choice_checker(field: FieldSpec) -> Callable[[Any], Any]:
     lookup = {choice.wire: choice.value for choice in field.choices}
-    options = _options(field)
+    must_be = f"Must be {_options(field)}"
 
     def check(value: Any) -> Any:
         if type(value) is str and value in lookup:
             return lookup[value]
-        return _Problem(f"Must be one of {options}; got {_shorten(value)}.")
+        return _Problem(f"{must_be}; got {_shorten(value)}.")
 
     return check
 
 
 def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
     lookup: dict[str, object] = {choice.wire: choice.value for choice in field.choices}
-    options = _options(field)
+    every_must_be = f"Every option must be {_options(field)}"
     low, high = field.min_length, field.max_length
     container: Callable[[list[object]], object] = field.container or _as_list
 
@@ -410,7 +411,7 @@ def _multi_checker(field: FieldSpec) -> Callable[[Any], Any]:
         seen: set[str] = set()
         for item in chosen:  # one pass, a set lookup per item: linear in the list's length
             if type(item) is not str or item not in lookup:
-                return _Problem(f"Every option must be one of {options}; got {_shorten(item)}.")
+                return _Problem(f"{every_must_be}; got {_shorten(item)}.")
             if item in seen:
                 return _Problem(
                     f"Choose each option at most once; {_shorten(item)} appears more than once."
@@ -699,8 +700,31 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+_MAX_OPTIONS_SHOWN = 8  # of a long list of options, a message names the first 8
+
+
 def _options(field: FieldSpec) -> str:
-    wires = [repr(choice.wire) for choice in field.choices]
-    if len(wires) > 8:
-        wires = [*wires[:8], "..."]
-    return ", ".join(wires)
+    """The options as the person saw them: ``one of "Europe" ('eu'), "Americas" ('us')``.
+
+    A labelled option is named by its label, with the wire value where the two differ (the
+    client shows the label; the answer carries the value). A lone option reads ``'eu'``,
+    not ``one of 'eu'``.
+    """
+    shown = [_option(choice, titled=field.titled) for choice in field.choices]
+    if len(shown) == 1:
+        return shown[0]
+    if len(shown) > _MAX_OPTIONS_SHOWN:
+        shown = [*shown[:_MAX_OPTIONS_SHOWN], "..."]
+    return "one of " + ", ".join(shown)
+
+
+def _option(choice: Choice, *, titled: bool) -> str:
+    value = repr(choice.wire)
+    if not titled or choice.label is None or choice.label == choice.wire:
+        return value
+    return f'"{_shorten_label(choice.label)}" ({value})'
+
+
+def _shorten_label(label: str, limit: int = 60) -> str:
+    # Labels are the author's text, but may be long: a message names each in a line.
+    return label if len(label) <= limit else label[: limit - 3] + "..."

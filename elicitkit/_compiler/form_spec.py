@@ -17,6 +17,32 @@ TitleStyle = Literal["sentence", "title", "name", "omit"]
 """How a field without an explicit title is titled on the wire (see `FormField`)."""
 
 
+@dataclass(frozen=True)
+class FormStyle:
+    """Wire style for every field of a form that does not set its own (``@form(...)``).
+
+    Attributes:
+        title_style: How fields without a title are titled (`TitleStyle`), or ``None``.
+        label_style: How choices' labels travel (`LabelStyle`), or ``None``: ``"enumNames"``
+            applies to single choices only (multi-selects have no such form).
+    """
+
+    title_style: TitleStyle | None = None
+    label_style: LabelStyle | None = None
+
+    def under(self, enclosing: FormStyle | None) -> FormStyle:
+        """This style, with what it leaves unset taken from an enclosing form's style."""
+        if enclosing is None:
+            return self
+        return FormStyle(
+            self.title_style or enclosing.title_style, self.label_style or enclosing.label_style
+        )
+
+
+NO_STYLE: Final = FormStyle()
+"""The style of a form that sets none: every field decides for itself."""
+
+
 Decoder = Callable[[Any], Any]
 """A compiled form's decoder: a client's content -> the form's value, or `InvalidContent`."""
 

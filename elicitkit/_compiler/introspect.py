@@ -25,9 +25,11 @@ from elicitkit._compiler.field_settings import FieldSettings
 from elicitkit._compiler.field_sources import DeclaredField, declared_fields, is_form_class
 from elicitkit._compiler.form_spec import (
     MISSING,
+    NO_STYLE,
     Choice,
     FieldSpec,
     FormSpec,
+    FormStyle,
     Group,
     Kind,
     LabelStyle,
@@ -39,6 +41,16 @@ from elicitkit._compiler.prefill import wire_default
 from elicitkit._compiler.type_hints import type_name, unwrap
 from elicitkit._compiler.wire_formats import has_surrogate, sendable_text
 from elicitkit.errors import FormDefinitionError
+
+STYLE_ATTRIBUTE = "__elicitkit_style__"
+"""Where ``@form(title_style=..., label_style=...)`` records a form class's `FormStyle`.
+
+On the class itself, so the style holds wherever the class is compiled: asked directly,
+nested in another form, or subclassed (a subclass inherits it, as it inherits fields).
+"""
+
+TITLE_STYLES: tuple[str, ...] = ("sentence", "title", "name", "omit")
+LABEL_STYLES: tuple[str, ...] = ("oneOf", "enumNames")
 
 SCALAR_KEY = "value"
 """The wire key of the single field of a one-field form built from a bare type."""
@@ -62,13 +74,23 @@ _SCALAR_TITLES: dict[object, str] = {
 # --------------------------------------------------------------------------------------
 
 
-def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
+def inspect_form(
+    tp: Any,
+    *,
+    message: str | None = None,
+    style: FormStyle | None = None,
+    enclosing: FormStyle | None = None,
+) -> FormSpec:
     """Describe ``tp`` as a flat form.
 
     Args:
         tp: A dataclass, pydantic model or dataclass, msgspec Struct, TypedDict, or a bare
             field type for a one-field form.
         message: The form's default message, if the author set one.
+        style: The form's own wire style; by default the one ``@form`` recorded on the
+            class (`STYLE_ATTRIBUTE`), if any.
+        enclosing: The style of the form ``tp`` is nested in, for what ``tp``'s own leaves
+            unset.
 
     Returns:
         The form's `FormSpec`.
@@ -81,7 +103,13 @@ def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
         return _scalar_form(tp, message)
     shape, sources = declared
     name = type_name(tp)
-    fields = [spec for source in sources for spec in _build_fields(source, owner=tp, form=name)]
+    own = style if style is not None else class_style(tp)
+    in_force = (own or NO_STYLE).under(enclosing)
+    fields = [
+        spec
+        for source in sources
+        for spec in _build_fields(source, owner=tp, form=name, style=in_force)
+    ]
     if not fields:
         raise FormDefinitionError(
             f"Cannot build a form from {name}: it has no fields, and clients show an empty "
@@ -90,6 +118,30 @@ def inspect_form(tp: Any, *, message: str | None = None) -> FormSpec:
         )
     _check_unique_keys(name, fields)
     return FormSpec(name=name, tp=tp, shape=shape, fields=tuple(fields), message=_sendable(message))
+
+
+def class_style(tp: Any) -> FormStyle | None:
+    """The `FormStyle` ``@form`` recorded on a form class (or a base class), if any."""
+    found = getattr(tp, STYLE_ATTRIBUTE, None) if isinstance(tp, type) else None
+    return found if isinstance(found, FormStyle) else None
+
+
+def check_style(form: str, style: FormStyle) -> None:
+    """Refuse a form-level style that is not one (``@form(title_style="Title")``).
+
+    Raises:
+        FormDefinitionError: A setting holds no style.
+    """
+    if style.title_style is not None and style.title_style not in TITLE_STYLES:
+        raise FormDefinitionError(
+            f"Cannot build a form from {form}: title_style={style.title_style!r} is not a "
+            "title style. Use 'sentence', 'title', 'name' or 'omit'."
+        )
+    if style.label_style is not None and style.label_style not in LABEL_STYLES:
+        raise FormDefinitionError(
+            f"Cannot build a form from {form}: label_style={style.label_style!r} is not a "
+            "label style. Use 'oneOf' or 'enumNames'."
+        )
 
 
 def _scalar_form(tp: Any, message: str | None) -> FormSpec:
@@ -102,7 +154,7 @@ def _scalar_form(tp: Any, message: str | None) -> FormSpec:
         default=MISSING,
         default_factory=None,
     )
-    spec = _build_field(source, form=name, scalar=True)
+    spec = _build_field(source, form=name, style=NO_STYLE, scalar=True)
     return FormSpec(
         name=name, tp=tp, shape=Shape.SCALAR, fields=(spec,), message=_sendable(message)
     )
@@ -135,13 +187,16 @@ def _check_unique_keys(form: str, fields: list[FieldSpec]) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _build_fields(source: DeclaredField, *, owner: Any, form: str) -> list[FieldSpec]:
+def _build_fields(
+    source: DeclaredField, *, owner: Any, form: str, style: FormStyle
+) -> list[FieldSpec]:
     """Describe one declared field as wire fields: one, or a nested form's, flattened.
 
     Args:
         source: The field as its form type declares it.
         owner: The form type declaring it.
         form: The form's name, for messages.
+        style: The form's wire style, for what the field leaves unset.
     """
     name = source.name
 
@@ -153,7 +208,7 @@ def _build_fields(source: DeclaredField, *, owner: Any, form: str) -> list[Field
         settings.read(item)
     unwrapped = unwrap(source.annotation, settings, problem)
     if not is_form_class(unwrapped.core):
-        return [_build_field(source, form=form)]
+        return [_build_field(source, form=form, style=style)]
     settings.apply_own()
     default, factory = source.default, source.default_factory
     optional = (
@@ -163,7 +218,9 @@ def _build_fields(source: DeclaredField, *, owner: Any, form: str) -> list[Field
         or not source.key_required
         or source.pydantic_required is False
     )
-    title = sendable_text(settings.title or styled_title(name, settings.title_style))
+    title = sendable_text(
+        settings.title or styled_title(name, settings.title_style or style.title_style)
+    )
 
     def group(spec: FormSpec) -> Group:
         return Group(
@@ -179,17 +236,23 @@ def _build_fields(source: DeclaredField, *, owner: Any, form: str) -> list[Field
         )
 
     # Recursion: flatten_group calls inspect_form on the nested type (see the docstring).
+    def inspect(inner: Any) -> FormSpec:
+        return inspect_form(inner, enclosing=style)  # the nested class's own style first
+
     return flatten_group(
-        outer=owner, inner=unwrapped.core, group=group, inspect=inspect_form, problem=problem
+        outer=owner, inner=unwrapped.core, group=group, inspect=inspect, problem=problem
     )
 
 
-def _build_field(source: DeclaredField, *, form: str, scalar: bool = False) -> FieldSpec:
+def _build_field(
+    source: DeclaredField, *, form: str, style: FormStyle, scalar: bool = False
+) -> FieldSpec:
     """Describe one field.
 
     Args:
         source: The field as its form type declares it.
         form: The form's name, for messages.
+        style: The form's wire style, for what the field's own settings leave unset.
         scalar: The field is the one field of a bare-type form.
     """
     name, key, annotation = source.name, source.key, source.annotation
@@ -220,7 +283,7 @@ def _build_field(source: DeclaredField, *, form: str, scalar: bool = False) -> F
             may_be_absent=optional or has_default or pydantic_required is False,
             problem=problem,
         )
-    if settings.title_style not in (None, "sentence", "title", "name", "omit"):
+    if settings.title_style is not None and settings.title_style not in TITLE_STYLES:
         raise problem(
             f"title_style={settings.title_style!r} is not a title style. Use 'sentence', "
             "'title', 'name' or 'omit'."
@@ -234,16 +297,19 @@ def _build_field(source: DeclaredField, *, form: str, scalar: bool = False) -> F
             f"it has the title {settings.title!r} and title_style='omit', which contradict "
             "each other. Remove one of them."
         )
+    # The form's style fills what the field leaves unset; a title given is always sent.
+    title_style = settings.title_style or style.title_style
+    label_style = settings.label_style or _form_label_style(kind, style)
     if settings.title:
         title = settings.title
     elif not scalar:
-        title = styled_title(name, settings.title_style)
+        title = styled_title(name, title_style)
     elif kind is Kind.CHOICE and isinstance(core, type):
         title = humanise(core.__name__)  # ask(Color) is titled "Color"
     else:
         title = _SCALAR_TITLES.get(extras.get("format"), _SCALAR_TITLES[kind])
     written = type_name(annotation)
-    if settings.label_style is not None and not extras["titled"]:
+    if label_style is not None and not extras["titled"]:
         # An explicit label style sends labels: humanised member names, or the option.
         unlabelled: tuple[Choice, ...] = extras["choices"]
         labelled = tuple(Choice(c.wire, c.value, default_label(c)) for c in unlabelled)
@@ -262,14 +328,25 @@ def _build_field(source: DeclaredField, *, form: str, scalar: bool = False) -> F
         default=default,
         default_factory=default_factory,
         type_name=written,
-        label_style=settings.label_style,
-        show_title=settings.title_style != "omit",
+        label_style=label_style,
+        show_title=bool(settings.title) or title_style != "omit",
         **extras,
         **constraints(kind, fmt, written, settings, problem),
     )
     if settings.prefill is not MISSING:
         spec = dataclasses.replace(spec, prefill=_checked_prefill(spec, settings.prefill, problem))
     return spec
+
+
+def _form_label_style(kind: Kind, style: FormStyle) -> LabelStyle | None:
+    """The form's label style where it applies to a field of ``kind``.
+
+    Choices only; and ``"enumNames"`` on single choices only, since multi-selects have no
+    such form (they keep ``items.anyOf``).
+    """
+    if kind is Kind.CHOICE or (kind is Kind.MULTI_CHOICE and style.label_style == "oneOf"):
+        return style.label_style
+    return None
 
 
 def _check_required(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -83,12 +84,17 @@ class Overrides:
             Give a list of values, or a mapping of value to display label.
         titles: The label shown for a field in this call.
         descriptions: The help text shown with a field in this call.
+        hide: Fields left out of the form in this call: each gets its default (this call's,
+            from ``defaults``, or the type's), or ``None`` if it is optional, and whatever a
+            client sends for it is ignored. A field with neither is refused, so the answer is
+            always complete.
     """
 
     defaults: Mapping[str, object] = field(default_factory=_empty)
     choices: Mapping[str, Options] = field(default_factory=_empty)
     titles: Mapping[str, str] = field(default_factory=_empty)
     descriptions: Mapping[str, str] = field(default_factory=_empty)
+    hide: AbstractSet[str] = frozenset()
 
 
 MAX_CACHED_OVERRIDES = 32
@@ -109,7 +115,9 @@ class OverriddenForm:
             defaults changed) rather than with the form's cached decoder (text only).
         base: The compiled form's decoding parts (`DecodingParts`), reused for the fields
             whose options and default this call leaves alone.
-        redecoded: The names of the fields whose options or default this call changes.
+        redecoded: The names of the fields whose options or default this call changes
+            (or hides).
+        hidden: The wire keys of the fields this call leaves out of the form.
     """
 
     spec: FormSpec
@@ -117,6 +125,7 @@ class OverriddenForm:
     decodes_differently: bool
     base: DecodingParts
     redecoded: frozenset[str]
+    hidden: frozenset[str] = frozenset()
     prepared: dict[PreparedForm, PreparedForm] = field(
         default_factory=dict[PreparedForm, PreparedForm]
     )
@@ -133,12 +142,22 @@ class OverriddenForm:
         prepared = self.prepared.get(base)
         if prepared is not None:
             return prepared
+        hidden = self.hidden
         properties = dict(base.schema["properties"])
         for changed in self.changed:
+            if changed.key in hidden:
+                del properties[changed.key]
+                continue
             properties[changed.key] = render_field(
                 self.spec, changed, base.protocol, legacy_enum_names=base.legacy_enum_names
             )
         schema = {**base.schema, "properties": properties}
+        if hidden and "required" in schema:
+            required = [key for key in schema["required"] if key not in hidden]
+            if required:
+                schema["required"] = required
+            else:
+                del schema["required"]  # the grammar has no empty `required`: render omits it
         decoder = self.decoder if self.decodes_differently else base.current_decoder
         rebuilder = self.rebuilder if self.decodes_differently else base.current_rebuilder
         prepared = PreparedForm(
@@ -153,13 +172,18 @@ class OverriddenForm:
         Only the changed fields get new checks; the others reuse the compiled form's.
         """
         if self._decoder is None:
-            self._decoder = build_decoder(self.spec, plan=self._plan(), build=self.base.build)
+            decoder = build_decoder(self.spec, plan=self._plan(), build=self.base.build)
+            self._decoder = _ignoring(self.hidden, decoder) if self.hidden else decoder
         return self._decoder
 
     def rebuilder(self) -> Rebuilder:
         """Return the rebuilder for answers this call's form accepted in an earlier round."""
         if self._rebuilder is None:
-            self._rebuilder = build_rebuilder(self.spec, plan=self._plan(), build=self.base.build)
+            rebuilder = build_rebuilder(self.spec, plan=self._plan(), build=self.base.build)
+            if self.hidden:
+                positions = [i for i, f in enumerate(self.spec.fields) if f.key in self.hidden]
+                rebuilder = _rebuilding_without(positions, rebuilder)
+            self._rebuilder = rebuilder
         return self._rebuilder
 
     def _plan(self) -> Sequence[PlanEntry]:
@@ -171,6 +195,38 @@ class OverriddenForm:
                 for spec_field, entry in zip(self.spec.fields, self.base.plan, strict=True)
             ]
         return self._field_plans
+
+
+def _ignoring(hidden: frozenset[str], decode: Decoder) -> Decoder:
+    """``decode``, with what a client sends for a hidden field dropped: it was not asked.
+
+    Linear in the answer's size: a lookup per hidden key, and a copy only when one is there.
+    """
+
+    def decoder(content: Any) -> Any:
+        if type(content) is dict and any(key in content for key in hidden):
+            answer = cast("dict[str, Any]", content)
+            content = {key: value for key, value in answer.items() if key not in hidden}
+        return decode(content)
+
+    return decoder
+
+
+def _rebuilding_without(positions: Sequence[int], rebuild: Rebuilder) -> Rebuilder:
+    """``rebuild``, with the values at the hidden fields' positions treated as absent.
+
+    The state carries an answer's values for every field of the form, as the client sent
+    them; a hidden field was not asked, so what came for it is dropped here as on decode.
+    """
+
+    def rebuilder(values: Sequence[Any]) -> Any:
+        kept = list(values)
+        for position in positions:
+            if position < len(kept):
+                kept[position] = None
+        return rebuild(kept)
+
+    return rebuilder
 
 
 @dataclass(frozen=True)
@@ -251,6 +307,7 @@ def cache_key(overrides: Overrides) -> Hashable | None:
             _mapping_key(overrides.choices, _options_key),
             _mapping_key(overrides.titles, _values_key),
             _mapping_key(overrides.descriptions, _values_key),
+            _names_key(overrides.hide),
         )
     except _Uncacheable:
         return None
@@ -296,6 +353,15 @@ def _options_key(options: tuple[object, ...]) -> Hashable:
     return tuple(keys)
 
 
+def _names_key(names: object) -> Hashable:
+    if type(names) not in (frozenset, set, list, tuple):
+        raise _Uncacheable
+    given = frozenset(cast("Iterable[object]", names))
+    if not all(type(name) is str for name in given):
+        raise _Uncacheable
+    return given
+
+
 def _mapping_key(mapping: object, values_key: Callable[[tuple[object, ...]], Hashable]) -> Hashable:
     if type(mapping) is not dict:
         raise _Uncacheable
@@ -334,12 +400,14 @@ def apply_overrides(
             field.
     """
     by_name = {spec_field.name: spec_field for spec_field in spec.fields}
+    hide = _hidden_names(spec, overrides.hide, by_name)
     named: dict[str, None] = {}  # ordered, without repeats
     for mapping in (
         overrides.defaults,
         overrides.choices,
         overrides.titles,
         overrides.descriptions,
+        hide,
     ):
         for name in mapping:
             named[name] = None
@@ -355,14 +423,89 @@ def apply_overrides(
     changed: dict[str, FieldSpec] = {}
     for name in named:
         changed[name] = _override_field(spec, by_name[name], overrides)
+        if name in hide:
+            changed[name] = _hidden(spec, changed[name], hide)
+    if len(hide) == len(spec.fields):
+        raise FormDefinitionError(
+            f"Cannot ask {spec.name} with overrides: hide leaves out every field of "
+            f"{spec.name}, and a form without fields cannot be answered. Leave at least one "
+            "field in the form, or do not ask."
+        )
     fields = tuple(changed.get(spec_field.name, spec_field) for spec_field in spec.fields)
     return OverriddenForm(
         spec=_patched(spec, fields=fields),
         changed=tuple(changed[f.name] for f in spec.fields if f.name in changed),
-        decodes_differently=bool(overrides.choices) or bool(overrides.defaults),
+        decodes_differently=bool(overrides.choices) or bool(overrides.defaults) or bool(hide),
         base=DecodingParts.of(spec) if base is None else base,
-        redecoded=frozenset(overrides.choices) | frozenset(overrides.defaults),
+        redecoded=frozenset(overrides.choices) | frozenset(overrides.defaults) | hide,
+        hidden=frozenset(changed[name].key for name in hide),
     )
+
+
+def _hidden_names(spec: FormSpec, hide: object, by_name: Mapping[str, FieldSpec]) -> frozenset[str]:
+    """The fields ``Overrides(hide=...)`` names; a nested form's name stands for its fields.
+
+    Raises:
+        FormDefinitionError: ``hide`` is not a collection of names.
+    """
+    if isinstance(hide, str) or not isinstance(hide, Iterable):
+        given = f"{{{hide!r}}}" if isinstance(hide, str) else "{'field', ...}"
+        raise FormDefinitionError(
+            f"Cannot ask {spec.name} with overrides: hide={hide!r} is not a set of field "
+            f"names. Write hide={given}."
+        )
+    names = list(cast("Iterable[object]", hide))
+    for name in names:
+        if not isinstance(name, str):
+            raise FormDefinitionError(
+                f"Cannot ask {spec.name} with overrides: hide holds {name!r}, which is not a "
+                "field name. Name its fields as declared, as text."
+            )
+    hidden: set[str] = set()
+    for name in cast("list[str]", names):
+        inner = f"{name}."
+        members = [] if name in by_name else [f for f in by_name if f.startswith(inner)]
+        hidden.update(members or [name])  # an unknown name is refused with the others
+    return frozenset(hidden)
+
+
+def _hidden(spec: FormSpec, field: FieldSpec, hide: frozenset[str]) -> FieldSpec:
+    """``field`` left out of this call's form: refused unless an absent answer has a value."""
+    if not _may_be_absent(field) and not _in_hidden_group(spec, field, hide):
+        raise FormDefinitionError(
+            f"Cannot ask {spec.name} with overrides for field '{field.name}': it is hidden, "
+            "but it has no default and does not accept None, so the answer would have no "
+            "value for it. Give it a default (in the type, or with Overrides(defaults=...)), "
+            "make it optional (X | None), or leave it in the form."
+        )
+    return _patched(field, required=False)
+
+
+def _in_hidden_group(spec: FormSpec, field: FieldSpec, hide: frozenset[str]) -> bool:
+    """Whether ``field`` sits in a nested form that may be left empty and is hidden whole."""
+    for group in field.groups:
+        if group.optional and all(
+            f.name in hide for f in spec.fields if any(g is group for g in f.groups)
+        ):
+            return True
+    return False
+
+
+def _may_be_absent(field: FieldSpec) -> bool:
+    """Whether an absent answer for ``field`` still gives it a value of its own.
+
+    A field of a nested form that may be left empty is optional on the wire only while its
+    group is empty; what counts is the field's own declaration in its nested form. There a
+    per-call default does not count: a partly filled group asks for its own required fields.
+    """
+    own = field
+    if field.groups:
+        leaf = field.name.rsplit(".", 1)[-1]
+        inner = field.groups[-1].spec.fields
+        own = next(f for f in inner if f.name == leaf and not f.groups)
+    if own.default is not MISSING or own.default_factory is not None or not own.required:
+        return True
+    return field.call_default and not any(group.optional for group in field.groups)
 
 
 def _override_field(spec: FormSpec, original: FieldSpec, overrides: Overrides) -> FieldSpec:
@@ -461,6 +604,28 @@ def _with_choices(spec: FieldSpec, options: object, problem: Any) -> FieldSpec:
     return _patched(spec, max_length=None if high is None else min(high, len(picked)), **settings)
 
 
+def _option_values(spec: FieldSpec, value: object) -> object:
+    """A choice default given by wire string (``"eu"`` for ``Region.EU``) as the option's value.
+
+    As ``choices`` accepts, so do ``defaults``: a member, a value, or the wire string. A
+    multi-select's items each, in a container of the type given.
+    """
+    by_wire = {choice.wire: choice.value for choice in spec.choices}
+    declared = {_option_key(choice.value) for choice in spec.choices}
+
+    def one(item: object) -> object:
+        if _option_key(item) in declared or not isinstance(item, str):
+            return item
+        return by_wire.get(item, item)
+
+    if spec.kind is Kind.CHOICE:
+        return one(value)
+    if type(value) in (list, tuple, set, frozenset):  # type() does not narrow: no Unknown
+        container = cast("Callable[[Iterable[object]], object]", type(value))
+        return container(one(item) for item in cast("Iterable[object]", value))
+    return value
+
+
 def _option_key(value: object) -> tuple[str, object]:
     try:
         hash(value)
@@ -470,6 +635,8 @@ def _option_key(value: object) -> tuple[str, object]:
 
 
 def _with_default(spec: FieldSpec, value: object, problem: Any) -> FieldSpec:
+    if spec.kind in (Kind.CHOICE, Kind.MULTI_CHOICE):
+        value = _option_values(spec, value)
     out = _patched(
         spec,
         default=value,

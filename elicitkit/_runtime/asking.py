@@ -448,8 +448,29 @@ def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
 
 def _slug(name: str) -> str:
     """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
-    snake = _CAMEL.sub("_", name).lower()
+    snake = _CAMEL.sub("_", _without_metadata(name)).lower()
     return _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
+
+
+def _without_metadata(name: str) -> str:
+    """``Annotated[Literal['s', 'm'], FormField(...)]`` -> ``Literal['s', 'm']``.
+
+    The metadata (a one-liner's ``FormField`` title) is not what the form asks for, and
+    would make the key long and unreadable (``annotated_literal_s_m_form_field_title_a``).
+    """
+    prefix = "Annotated["
+    if not name.startswith(prefix):
+        return name
+    depth = 0
+    for index in range(len(prefix), len(name)):
+        character = name[index]
+        if character in "[(":
+            depth += 1
+        elif character in "])":
+            depth -= 1
+        elif character == "," and depth == 0:
+            return name[len(prefix) : index]
+    return name
 
 
 # Form name -> slug; bounded, since form types made per call may each have a new name.

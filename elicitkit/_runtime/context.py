@@ -15,11 +15,49 @@ Notify = Callable[[], Awaitable[None]]
 """Sends ``notifications/elicitation/complete`` to the session that asked."""
 
 
-class CompletionRouter(Protocol):
-    """Where a URL elicitation's completion is routed to the client that started it."""
+class AskingSession(Protocol):
+    """The client session a URL question was asked in, as a completion router sees it.
 
-    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
-        """Remember, for ``keep`` seconds, how to tell the asking client it is complete."""
+    Compared by identity: one object per session, the same for every call in it.
+    """
+
+    def at_end(self, key: object, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run ``callback`` once when the session ends (its client leaves or is closed).
+
+        Only the first callback for a given ``key`` is kept: a router passes itself, so a
+        session that asks 10,000 times holds one callback per router, not 10,000.
+        """
+        ...
+
+
+class CompletionRouter(Protocol):
+    """Where a URL elicitation's completion is routed to the client that started it.
+
+    A route is held from ``register`` until ``complete`` or ``drop`` takes it, its session
+    ends, or it expires; ``ask_url`` drops it itself when the question is declined,
+    cancelled, timed out or fails, and shortens it to the page's time when accepted.
+    """
+
+    async def register(
+        self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
+    ) -> None:
+        """Remember, for ``keep`` seconds, how to tell the asking client it is complete.
+
+        Drop the route when ``session`` ends. Bounded per session and in all: a session
+        over its own bound loses its own oldest route; a router that is full refuses
+        rather than drop another session's route.
+
+        Raises:
+            TooManyOpenUrls: The router holds as many routes as it may.
+        """
+        ...
+
+    async def extend(self, elicitation_id: str, *, keep: float) -> bool:
+        """Keep the route ``keep`` seconds from now; ``False`` if it is no longer held."""
+        ...
+
+    async def drop(self, elicitation_id: str) -> None:
+        """Forget the route (no notification is sent); nothing happens if it is not held."""
         ...
 
     async def complete(self, elicitation_id: str) -> bool:
@@ -63,6 +101,11 @@ class Channel(Protocol):
 
     def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
         """Return how to send ``notifications/elicitation/complete`` to this client only."""
+        ...
+
+    @property
+    def session(self) -> AskingSession:
+        """The client session this call belongs to (the one object for all its calls)."""
         ...
 
     def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:

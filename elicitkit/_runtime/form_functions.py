@@ -18,6 +18,7 @@ from elicitkit._compiler.compiled_forms import (
     decode,
     prepare,
 )
+from elicitkit._compiler.form_spec import FormStyle, LabelStyle, TitleStyle
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._compiler.prepared_form import json_copy
 from elicitkit._runtime.context import surfaced
@@ -118,21 +119,52 @@ def parse_content(
 @overload
 def form(tp: type[T], /) -> type[T]: ...
 @overload
-def form(*, message: str | None = None) -> Callable[[type[T]], type[T]]: ...
-def form(tp: Any = None, /, *, message: str | None = None) -> Any:
+def form(
+    *,
+    message: str | None = None,
+    title_style: TitleStyle | None = None,
+    label_style: LabelStyle | None = None,
+) -> Callable[[type[T]], type[T]]: ...
+def form(
+    tp: Any = None,
+    /,
+    *,
+    message: str | None = None,
+    title_style: TitleStyle | None = None,
+    label_style: LabelStyle | None = None,
+) -> Any:
     """Check and compile a form class when its module is imported.
 
-    Use bare (``@form``) or with a default message (``@form(message="Where to?")``). A
-    form elicitkit cannot express raises `FormDefinitionError` right at the class
-    definition, instead of at the first question.
+    Use bare (``@form``) or with settings (``@form(message="Where to?")``). A form
+    elicitkit cannot express raises `FormDefinitionError` right at the class definition,
+    instead of at the first question.
+
+    Args:
+        tp: The form class, when used bare.
+        message: The form's default message, used when ``ask()`` is given none.
+        title_style: How every field without its own ``title`` or ``title_style`` is
+            titled: ``"sentence"`` ("Zip code", the default), ``"title"`` ("Zip Code"),
+            ``"name"`` (the name as declared) or ``"omit"`` (no ``title`` on the wire).
+        label_style: How every choice without its own ``label_style`` sends its labels:
+            ``"oneOf"`` or ``"enumNames"`` (single choices only; multi-selects have no
+            ``enumNames`` form). As on a field, a style sends labels even where none were
+            given.
+
+    The style is recorded on the class: it holds wherever the class is used (asked,
+    nested in another form, where it wins over the outer form's style) and is inherited by
+    subclasses. A field's own `FormField` setting wins over it.
 
     Raises:
-        FormDefinitionError: The class cannot be expressed as a flat form.
+        FormDefinitionError: The class cannot be expressed as a flat form, or a style
+            is not one.
     """
+    style = None
+    if title_style is not None or label_style is not None:
+        style = FormStyle(title_style=title_style, label_style=label_style)
 
     def decorate(cls: type[T]) -> type[T]:
         with _reaching_the_client():
-            compile_form_class(cls, message)
+            compile_form_class(cls, message, style)
         return cls
 
     return decorate if tp is None else decorate(tp)

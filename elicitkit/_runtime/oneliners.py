@@ -7,10 +7,11 @@ compiled and cached like any other (a bounded cache keyed by value: see `compile
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar, cast, overload
+from typing import Annotated, Any, Final, Literal, TypeVar, cast, overload
 
 import annotated_types
 
@@ -25,6 +26,35 @@ _ANNOTATED: Any = Annotated
 
 T = TypeVar("T")
 E = TypeVar("E", bound=enum.Enum)
+
+DEFAULT_TITLE: Final = "Answer"
+"""The label of a one-liner's field when no ``title=`` is given (and no Enum names it).
+
+Clients label an untitled field with its wire key, ``value``, which no person would write;
+"Answer" under the question reads like a form written by hand.
+"""
+
+
+class _Default(enum.Enum):
+    """``choose()``'s default title: the Enum's name, or `DEFAULT_TITLE`."""
+
+    TITLE = "default"
+
+    def __repr__(self) -> str:
+        return "<the Enum's name, or 'Answer'>"
+
+
+def _titled(function: str, title: str | None) -> FormField:
+    """The one-liner field's title setting: ``title=None`` sends none at all."""
+    if title is None:
+        return FormField(title_style="omit")
+    given = cast("object", title)  # checked at run time: callers may pass anything
+    if not isinstance(given, str) or not given:
+        raise FormDefinitionError(
+            f"Cannot ask {function}() with the title {title!r}: a title is text the client "
+            "shows above the field. Pass a non-empty str, or title=None to send none."
+        )
+    return FormField(title=title)
 
 
 @dataclass
@@ -62,19 +92,31 @@ async def confirm(message: str, *, default: bool = False) -> bool:
     return answer.is_accepted() and answer.unwrap().confirm
 
 
+_ChooseTitle = str | None | Literal[_Default.TITLE]
+
+
 @overload
-async def choose(message: str, options: type[E]) -> E | None: ...
+async def choose(
+    message: str, options: type[E], *, title: _ChooseTitle = _Default.TITLE
+) -> E | None: ...
 @overload
-async def choose(message: str, options: Mapping[T, str]) -> T | None: ...
+async def choose(
+    message: str, options: Mapping[T, str], *, title: _ChooseTitle = _Default.TITLE
+) -> T | None: ...
 @overload
-async def choose(message: str, options: Iterable[T]) -> T | None: ...
-async def choose(message: str, options: Any) -> Any:
+async def choose(
+    message: str, options: Iterable[T], *, title: _ChooseTitle = _Default.TITLE
+) -> T | None: ...
+async def choose(message: str, options: Any, *, title: _ChooseTitle = _Default.TITLE) -> Any:
     """Ask the user to pick one option, and return it.
 
     Args:
         message: The question, shown above the options.
         options: An Enum class (members labelled as declared), a list of values (str, int
             or bool, shown as they are), or a mapping of value to display label.
+        title: The label above the options. By default the Enum's name ("Colour"), or
+            "Answer" for a list or a mapping; ``None`` sends no title, so the message alone
+            asks the question.
 
     Returns:
         The option picked (the Enum member, list item or mapping key), or ``None`` when the
@@ -82,13 +124,15 @@ async def choose(message: str, options: Any) -> Any:
 
     Raises:
         FormDefinitionError: The options cannot be offered (none, duplicates, a value that
-            is not str, int or bool); nothing was sent.
+            is not str, int or bool), or the title is not text; nothing was sent.
         ElicitationUnsupported: The client cannot show forms; nothing was sent.
         InvalidContent: The answer is not one of the options.
     """
     form: Any
     if isinstance(options, type) and issubclass(options, enum.Enum):
-        form = cast("Any", options)
+        form = cast("Any", options)  # titled with its name, as ask(Colour) is
+        if title is not _Default.TITLE:
+            form = _ANNOTATED[form, _titled("choose", title)]
     else:
         values = list(cast("Iterable[object]", options))
         if not values:
@@ -96,11 +140,11 @@ async def choose(message: str, options: Any) -> Any:
                 "Cannot ask choose() without options: there is nothing to choose. Pass at "
                 "least one option."
             )
-        choice = _LITERAL[tuple(values)]  # Literal[*values]
-        form = choice
+        settings = _titled("choose", DEFAULT_TITLE if title is _Default.TITLE else title)
         if isinstance(options, Mapping):
             labels = cast("Mapping[object, str]", options)
-            form = _ANNOTATED[choice, FormField(labels=dict(labels))]
+            settings = dataclasses.replace(settings, labels=dict(labels))
+        form = _ANNOTATED[_LITERAL[tuple(values)], settings]  # Literal[*values]
     answer = await ask(form, message)
     return answer.content if answer.is_accepted() else None
 
@@ -108,7 +152,7 @@ async def choose(message: str, options: Any) -> Any:
 async def ask_text(
     message: str,
     *,
-    title: str | None = None,
+    title: str | None = DEFAULT_TITLE,
     description: str | None = None,
     default: str | None = None,
     min_length: int | None = None,
@@ -118,7 +162,8 @@ async def ask_text(
 
     Args:
         message: The question, shown above the text box.
-        title: The text box's label (default: "Answer").
+        title: The text box's label; ``None`` sends no title, so the message alone asks
+            the question.
         description: Help text shown with the text box.
         default: Text shown prefilled; the user still sends the answer.
         min_length: The fewest characters accepted.
@@ -128,7 +173,8 @@ async def ask_text(
         The text, or ``None`` when the user declined or cancelled.
 
     Raises:
-        FormDefinitionError: The settings contradict each other; nothing was sent.
+        FormDefinitionError: The settings contradict each other, or the title is not text;
+            nothing was sent.
         ElicitationUnsupported: The client cannot show forms; nothing was sent.
         InvalidContent: The text is missing or outside the lengths.
     """
@@ -137,8 +183,8 @@ async def ask_text(
         metadata.append(annotated_types.MinLen(min_length))
     if max_length is not None:
         metadata.append(annotated_types.MaxLen(max_length))
-    settings = FormField(
-        title=title,
+    settings = dataclasses.replace(
+        _titled("ask_text", title),
         description=description,
         prefill=MISSING_PREFILL if default is None else default,
     )

@@ -16,7 +16,13 @@ only routes the id:
 
 * ``register`` keeps the notifier here and sets the key ``<prefix><id>`` to this process's
   own pub/sub channel, with the route's expiry. The first ``register`` subscribes that
-  channel and starts this process's one listener task.
+  channel and starts this process's one listener task. ``drop`` (a declined, cancelled or
+  timed-out question), a session's end and ``extend`` (an accepted one) change the key
+  with the route: a key lives no longer than its route.
+* The caps (per session, and in all) are counted in the process that holds the sessions:
+  a session's stream, and so its routes, live in one process, which therefore counts them
+  exactly without a round trip. A full process refuses new questions; it never drops
+  another session's route.
 * ``complete`` takes the key and deletes it in one atomic step (``GETDEL``), so of any
   number of calls, in any processes, at most one finds it: a completion is delivered at
   most once. That caller then publishes the id on the owner's channel (or, when the owner
@@ -33,13 +39,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import secrets
+import time
 from typing import Any
 
 from redis.asyncio import Redis
 
-from elicitkit._runtime.context import Notify
-from elicitkit._runtime.url_mode import LocalCompletions
+from elicitkit._runtime.context import AskingSession, Notify
+from elicitkit._runtime.url_mode import RouteTable
+
+
+def _millis(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
 
 
 class RedisCompletions:
@@ -49,34 +61,86 @@ class RedisCompletions:
     """
 
     def __init__(
-        self, client: Redis, *, prefix: str = "elicitkit:url:", max_routes: int = 10_000
+        self,
+        client: Redis,
+        *,
+        prefix: str = "elicitkit:url:",
+        max_routes: int = 10_000,
+        max_per_session: int = 16,
     ) -> None:
         """Route completions through ``client``, with keys and channels under ``prefix``.
 
         Args:
             client: A ``redis.asyncio.Redis`` client (the caller owns and closes it).
             prefix: Where in the key space the open ids and the channels live.
-            max_routes: How many open URL elicitations this process holds (the oldest go
-                first).
+            max_routes: How many open URL elicitations this process holds; when full, a
+                new ``ask_url`` is refused (`elicitkit.errors.TooManyOpenUrls`) rather
+                than another session's route dropped.
+            max_per_session: How many one session holds (its own oldest goes first).
+                Counted in this process, which is exact: a session lives in one process.
+
+        Raises:
+            ValueError: A limit is not a whole number of at least 1.
         """
         self._redis: Any = client  # redis-py's command methods are only partly typed
         self._prefix = prefix
         # This process's own channel: a completion is published to the one process that
         # holds the session, not broadcast to all.
         self._channel = f"{prefix}process:{secrets.token_hex(8)}"
-        # This process's own notifiers: the same bounded, expiring table as one process uses.
-        self._local = LocalCompletions(max_routes)
+        # This process's own notifiers: the same bounded, expiring table as one process
+        # uses. The notifier and the session live here, so the caps are kept here too.
+        self._table = RouteTable(max_routes, max_per_session)
         self._pubsub: Any = None
         self._listener: asyncio.Task[None] | None = None
         self._starting = asyncio.Lock()
 
-    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
-        """Keep ``notify`` here; record in Redis that this process holds the id."""
+    @property
+    def max_routes(self) -> int:
+        """How many open URL elicitations this process holds at most."""
+        return self._table.max_routes
+
+    @property
+    def max_per_session(self) -> int:
+        """How many open URL elicitations one session holds at most."""
+        return self._table.max_per_session
+
+    def __len__(self) -> int:
+        """How many routes this process holds now (expired ones are not counted)."""
+        self._table.sweep(time.monotonic())
+        return len(self._table)
+
+    async def register(
+        self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
+    ) -> None:
+        """Keep ``notify`` here; record in Redis, expiring with it, that this process holds it.
+
+        Raises:
+            TooManyOpenUrls: This process holds ``max_routes`` routes already.
+        """
         await self._listen()
-        await self._local.register(elicitation_id, notify, keep=keep)
-        await self._redis.set(
-            self._prefix + elicitation_id, self._channel, px=max(1, round(keep * 1000))
-        )
+        dropped, new = self._table.add(elicitation_id, notify, keep, session)
+        if new:
+            session.at_end(self, functools.partial(self._session_ended, session))
+        async with self._redis.pipeline(transaction=False) as pipe:
+            stale = [self._prefix + gone for gone in dropped if gone != elicitation_id]
+            if stale:
+                pipe.delete(*stale)
+            pipe.set(self._prefix + elicitation_id, self._channel, px=_millis(keep))
+            await pipe.execute()
+
+    async def extend(self, elicitation_id: str, *, keep: float) -> bool:
+        """Keep the route ``keep`` seconds from now, here and its key in Redis."""
+        if not self._table.extend(elicitation_id, keep):
+            return False
+        # PEXPIRE on a key GETDEL took (completed from another process, the message on its
+        # way here) does nothing: the route is then taken when the message arrives.
+        extended: int = await self._redis.pexpire(self._prefix + elicitation_id, _millis(keep))
+        return bool(extended)
+
+    async def drop(self, elicitation_id: str) -> None:
+        """Forget the route, here and in Redis."""
+        if self._table.drop(elicitation_id):
+            await self._redis.delete(self._prefix + elicitation_id)
 
     async def complete(self, elicitation_id: str) -> bool:
         """Route the completion to the process that asked, at most once (see the module)."""
@@ -99,10 +163,27 @@ class RedisCompletions:
         pubsub, self._pubsub = self._pubsub, None
         if pubsub is not None:
             await pubsub.aclose()
-        self._local = LocalCompletions(self._local.max_routes)
+        self._table = RouteTable(self._table.max_routes, self._table.max_per_session)
 
     async def _notify(self, elicitation_id: str) -> bool:
-        return await self._local.complete(elicitation_id)
+        notify = self._table.take(elicitation_id)
+        if notify is None:
+            return False
+        try:
+            await notify()
+        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
+            return False
+        return True
+
+    async def _session_ended(self, session: AskingSession) -> None:
+        ids = self._table.drop_session(session)
+        if not ids:
+            return
+        # Best effort: were Redis unreachable now, the keys still expire with their routes,
+        # and a completion that finds one is published to a process that no longer holds
+        # the route, so it is not delivered to anyone.
+        with contextlib.suppress(Exception):
+            await self._redis.delete(*(self._prefix + gone for gone in ids))
 
     async def _listen(self) -> None:
         """Subscribe and start the listener once (again if the connection was lost)."""

@@ -18,23 +18,35 @@ callback runs outside any call, so `complete_url` without a router tries the pro
 default and then every router a server was installed with, until one knows the id (ids are
 unguessable and unique, so at most one does); ``complete_url(id, completions=router)``
 asks that one only.
+
+Routes are bounded so that no client can push out another's (issue 18): a route is dropped
+when its question is declined, cancelled or times out, when its session ends, and after its
+page's time (the question's ``timeout`` again, from acceptance); one session holds at most
+``max_per_session`` (its own oldest goes), and a full router refuses new questions rather
+than drop another session's route.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import secrets
 import time
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn, cast
 from urllib.parse import urlsplit
+
+import anyio
 
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.state import Carried, Replay, WireQuestion
 from elicitkit._runtime.asking import need_input
 from elicitkit._runtime.context import (
+    AskingSession,
+    Channel,
     CompletionRouter,
     Notify,
     ToolRun,
@@ -44,46 +56,202 @@ from elicitkit._runtime.context import (
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
-from elicitkit.errors import ElicitationUnsupported, ElicitError, FormDefinitionError
+from elicitkit.errors import (
+    ElicitationUnsupported,
+    ElicitError,
+    FormDefinitionError,
+    TooManyOpenUrls,
+)
+
+_SWEEP_EVERY = 60.0
+"""Seconds between sweeps of expired routes as routes are added (and whenever full)."""
+
+
+@dataclass
+class _Route:
+    until: float  # time.monotonic() deadline
+    notify: Notify
+    session: AskingSession
+
+
+class RouteTable:
+    """The routes one process holds: expiring, bounded per session and in all.
+
+    Shared by `LocalCompletions` and `RedisCompletions` (whose notifiers live in the process
+    that holds the session). A session over ``max_per_session`` loses its own oldest route;
+    a full table refuses a new one (`TooManyOpenUrls`) instead of dropping another
+    session's: that eviction let one client's flood of questions silently break another
+    user's open page.
+    """
+
+    def __init__(self, max_routes: int, max_per_session: int) -> None:
+        """Hold up to ``max_routes``, at most ``max_per_session`` of them for one session."""
+        for name, value in (("max_routes", max_routes), ("max_per_session", max_per_session)):
+            given = cast("object", value)  # checked at run time: callers may pass anything
+            if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+                raise ValueError(
+                    f"A completion router's {name} must be a whole number of routes, at least "
+                    f"1, not {value!r}."
+                )
+        self.max_routes = max_routes
+        self.max_per_session = max_per_session
+        self._routes: dict[str, _Route] = {}
+        # Each session's ids, oldest first (a dict as an ordered set).
+        self._sessions: dict[AskingSession, dict[str, None]] = {}
+        self._next_sweep = time.monotonic() + _SWEEP_EVERY
+
+    def __len__(self) -> int:
+        """How many routes are held, counting expired ones not swept yet."""
+        return len(self._routes)
+
+    def add(
+        self, elicitation_id: str, notify: Notify, keep: float, session: AskingSession
+    ) -> tuple[list[str], bool]:
+        """Hold a route; return the ids dropped to make room, and whether the session is new.
+
+        Raises:
+            TooManyOpenUrls: The table is full (nothing was dropped).
+        """
+        now = time.monotonic()
+        dropped = self.sweep(now) if now >= self._next_sweep else []
+        if elicitation_id in self._routes:  # the author reused an id: the new route wins
+            self._remove(elicitation_id)
+            dropped.append(elicitation_id)
+        # The session's own oldest route makes room: never another session's.
+        own = self._sessions.get(session, {})
+        while len(own) >= self.max_per_session:
+            oldest = next(iter(own))
+            self._remove(oldest)
+            dropped.append(oldest)
+        if len(self._routes) >= self.max_routes:
+            dropped.extend(self.sweep(now))
+            if len(self._routes) >= self.max_routes:
+                raise TooManyOpenUrls(
+                    f"The server already holds {self.max_routes:,} open URL elicitations, the "
+                    "limit of its completion router (max_routes), so it cannot send the user "
+                    "to this page: the open ones are kept rather than dropped for this one. "
+                    "Try again once some are done, or give the router a larger max_routes."
+                )
+        self._routes[elicitation_id] = _Route(now + keep, notify, session)
+        found = self._sessions.get(session)  # looked up again: the sweeps may have emptied it
+        if found is None:
+            found = self._sessions[session] = {}
+        found[elicitation_id] = None
+        return dropped, len(found) == 1
+
+    def take(self, elicitation_id: str) -> Notify | None:
+        """Remove the route and return its notifier, or ``None`` if absent or expired."""
+        route = self._routes.get(elicitation_id)
+        if route is None:
+            return None
+        self._remove(elicitation_id)
+        return route.notify if route.until >= time.monotonic() else None
+
+    def extend(self, elicitation_id: str, keep: float) -> bool:
+        """Keep the route ``keep`` seconds from now; ``False`` if absent or expired."""
+        route = self._routes.get(elicitation_id)
+        now = time.monotonic()
+        if route is None or route.until < now:
+            return False
+        route.until = now + keep
+        return True
+
+    def drop(self, elicitation_id: str) -> bool:
+        """Remove the route; whether it was held."""
+        if elicitation_id not in self._routes:
+            return False
+        self._remove(elicitation_id)
+        return True
+
+    def drop_session(self, session: AskingSession) -> list[str]:
+        """Remove every route of ``session``; return their ids."""
+        ids = list(self._sessions.pop(session, ()))
+        for elicitation_id in ids:
+            del self._routes[elicitation_id]
+        return ids
+
+    def sweep(self, now: float) -> list[str]:
+        """Remove the expired routes; return their ids."""
+        self._next_sweep = now + _SWEEP_EVERY
+        expired = [key for key, route in self._routes.items() if route.until < now]
+        for elicitation_id in expired:
+            self._remove(elicitation_id)
+        return expired
+
+    def _remove(self, elicitation_id: str) -> None:
+        route = self._routes.pop(elicitation_id)
+        own = self._sessions[route.session]
+        del own[elicitation_id]
+        if not own:  # a session with no routes holds nothing here
+            del self._sessions[route.session]
 
 
 class LocalCompletions:
     """A `CompletionRouter` for a server that runs as one process (the default).
 
-    Bounded: routes expire after their ``keep`` seconds, and at most ``max_routes`` are
-    held (the oldest go first).
+    Bounded: a route lasts as long as its question needs it (see `ask_url`) and is dropped
+    when its session ends; one session holds at most ``max_per_session`` routes (its own
+    oldest goes first), and all sessions together at most ``max_routes`` (then a new
+    ``ask_url`` is refused with `elicitkit.errors.TooManyOpenUrls`, and no other session's
+    route is dropped for it).
     """
 
-    def __init__(self, max_routes: int = 10_000) -> None:
-        """Hold up to ``max_routes`` open URL elicitations."""
-        self._routes: dict[str, tuple[float, Notify]] = {}
-        self._max = max_routes
+    def __init__(self, max_routes: int = 10_000, *, max_per_session: int = 16) -> None:
+        """Hold up to ``max_routes`` open URL elicitations, ``max_per_session`` per session.
+
+        Raises:
+            ValueError: A limit is not a whole number of at least 1.
+        """
+        self._table = RouteTable(max_routes, max_per_session)
 
     @property
     def max_routes(self) -> int:
         """How many open URL elicitations it holds at most."""
-        return self._max
+        return self._table.max_routes
 
-    async def register(self, elicitation_id: str, notify: Notify, *, keep: float) -> None:
-        """Remember the route (see `CompletionRouter.register`)."""
-        now = time.monotonic()
-        if len(self._routes) >= self._max:
-            for key in [k for k, (until, _) in self._routes.items() if until < now]:
-                del self._routes[key]
-            while len(self._routes) >= self._max:
-                del self._routes[next(iter(self._routes))]
-        self._routes[elicitation_id] = (now + keep, notify)
+    @property
+    def max_per_session(self) -> int:
+        """How many open URL elicitations one session holds at most."""
+        return self._table.max_per_session
+
+    def __len__(self) -> int:
+        """How many routes it holds now (expired ones are not counted)."""
+        self._table.sweep(time.monotonic())
+        return len(self._table)
+
+    async def register(
+        self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
+    ) -> None:
+        """Remember the route (see `CompletionRouter.register`).
+
+        Raises:
+            TooManyOpenUrls: It holds ``max_routes`` routes already.
+        """
+        _, new = self._table.add(elicitation_id, notify, keep, session)
+        if new:
+            session.at_end(self, functools.partial(self._session_ended, session))
+
+    async def extend(self, elicitation_id: str, *, keep: float) -> bool:
+        """Keep the route ``keep`` seconds from now (see `CompletionRouter.extend`)."""
+        return self._table.extend(elicitation_id, keep)
+
+    async def drop(self, elicitation_id: str) -> None:
+        """Forget the route (see `CompletionRouter.drop`)."""
+        self._table.drop(elicitation_id)
 
     async def complete(self, elicitation_id: str) -> bool:
         """Notify the asking session once (see `CompletionRouter.complete`)."""
-        route = self._routes.pop(elicitation_id, None)
-        if route is None or route[0] < time.monotonic():
+        notify = self._table.take(elicitation_id)
+        if notify is None:
             return False
         try:
-            await route[1]()
+            await notify()
         except Exception:  # noqa: BLE001  (the client left: nobody to tell)
             return False
         return True
+
+    async def _session_ended(self, session: AskingSession) -> None:
+        self._table.drop_session(session)
 
 
 _DEFAULT_ROUTER = LocalCompletions()
@@ -197,7 +365,7 @@ async def ask_url(
     url: str | Callable[[str], str],
     *,
     elicitation_id: str | None = None,
-    timeout: float | None = DEFAULT_TIMEOUT,
+    timeout: float | None = DEFAULT_TIMEOUT,  # noqa: ASYNC109  (the user's, for the channel)
     completed: Callable[[str], Awaitable[bool]] | None = None,
     key: str | None = None,
 ) -> ElicitResultTyped[str]:
@@ -211,6 +379,11 @@ async def ask_url(
     minted in the first round and carried in the sealed state (bound by the SDK to the
     tool, its arguments and the principal).
 
+    On 2025-11-25 the route to this session (what `complete_url` uses) is held while the
+    question is open and dropped as soon as it is declined, cancelled, times out or fails,
+    or the call is cancelled. Accepted, it is kept ``timeout`` seconds more for the page
+    (600 with ``timeout=None``), or until the session ends.
+
     Args:
         message: Why the user should open the page.
         url: The page: ``https://`` (plain ``http://`` only on localhost), with no user
@@ -219,7 +392,8 @@ async def ask_url(
             state).
         elicitation_id: The id to use, e.g. one from `new_elicitation_id` that your URL
             already carries; default: a fresh unguessable one.
-        timeout: Seconds the user has to answer the request (default 600), or ``None``.
+        timeout: Seconds the user has to answer the request (default 600), or ``None``;
+            once accepted, the page has as long again to call `complete_url`.
         completed: 2026-07-28: tells whether the user finished on the page with this id.
             Default: the user's consent is taken as done.
         key: 2026-07-28: the question's key (default ``url#1``, ``url#2``, ...).
@@ -230,6 +404,7 @@ async def ask_url(
     Raises:
         ElicitationUnsupported: The client did not declare URL mode; nothing was sent.
         ElicitationUnsupported: The call speaks MCP 2025-06-18, which has no URL mode.
+        TooManyOpenUrls: The server's completion router is full; nothing was sent.
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
@@ -246,12 +421,20 @@ async def ask_url(
         "elicitationId": eid,
     }
     channel = run.channel
-    await router_of(run).register(
-        eid, channel.completion_notifier(eid), keep=(timeout or DEFAULT_TIMEOUT) + 3600.0
-    )
+    router = router_of(run)
+    await _register(router, channel, eid, _while_asked(timeout))
     started = time.monotonic()
-    raw = await channel.send(params, timeout)
-    action = raw.get("action")
+    action: object = None
+    try:
+        raw = await channel.send(params, timeout)
+        action = raw.get("action")
+    finally:
+        if action == "accept":
+            # The page finishes later (2025-11-25): the route outlives the call, for as long
+            # again as the user had to answer. Already completed (the page was quick): no-op.
+            await router.extend(eid, keep=_page_time(timeout))
+        else:  # declined, cancelled, timed out, failed, or the call itself was cancelled
+            await _drop(router, eid)
     _log(run, "url", str(action), time.monotonic() - started)  # never the id: it is a secret
     if action == "accept":
         return ElicitResultTyped("accept", eid)
@@ -285,8 +468,12 @@ async def require_url(
         elicitation_id: 2025-11-25: the id to use (default: a fresh unguessable one).
         key: 2026-07-28: the question's key (default ``url#1``, as `ask_url`'s).
 
+    On 2025-11-25 the route to this session is kept 600 seconds for the page, or until the
+    session ends.
+
     Raises:
         ElicitationUnsupported: The client did not declare URL mode.
+        TooManyOpenUrls: The server's completion router is full.
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     check_url(url)
@@ -297,10 +484,42 @@ async def require_url(
         question, _ = _url_question(run, run.replay, message, url, key=key, timeout=None)
         raise need_input(run.replay, (question,), channel)
     eid = elicitation_id or new_elicitation_id()
-    await router_of(run).register(
-        eid, channel.completion_notifier(eid), keep=DEFAULT_TIMEOUT + 3600
-    )
+    # The call ends now and the client opens the page: the route outlives the call.
+    await _register(router_of(run), channel, eid, DEFAULT_TIMEOUT)
     raise channel.url_required(sendable_text(message), url, eid)
+
+
+_ACCEPT_GRACE = 5.0
+"""Seconds a route outlives its question's timeout, so an answer at the deadline finds it."""
+
+_NO_TIMEOUT_BOUND = 86_400.0
+"""With ``timeout=None`` a route is held while its question is open; its expiry (a day) only
+bounds a Redis key whose process died mid-question."""
+
+
+def _while_asked(timeout: float | None) -> float:
+    """How long a route is kept while its question is open (it is dropped when that ends)."""
+    return (_NO_TIMEOUT_BOUND if timeout is None else timeout) + _ACCEPT_GRACE
+
+
+def _page_time(timeout: float | None) -> float:
+    """How long an accepted question's route is kept for the page: ``timeout`` again."""
+    return DEFAULT_TIMEOUT if timeout is None else timeout
+
+
+async def _register(router: CompletionRouter, channel: Channel, eid: str, keep: float) -> None:
+    try:
+        await router.register(
+            eid, channel.completion_notifier(eid), keep=keep, session=channel.session
+        )
+    except TooManyOpenUrls as error:
+        raise channel.surface(error) from None
+
+
+async def _drop(router: CompletionRouter, eid: str) -> None:
+    """Drop the route, even while the call is being cancelled (bounded: 5 s for Redis)."""
+    with anyio.move_on_after(5.0, shield=True):
+        await router.drop(eid)
 
 
 def _url_run() -> ToolRun:
@@ -337,7 +556,7 @@ async def _asked_by_replay(
     *,
     completed: Callable[[str], Awaitable[bool]] | None,
     key: str | None,
-    timeout: float | None,
+    timeout: float | None,  # noqa: ASYNC109  (the question's deadline, not this call's)
 ) -> ElicitResultTyped[str]:
     """2026-07-28: the URL question in the replay, its correlation id in the state."""
     channel = run.channel

@@ -12,12 +12,16 @@ fails loudly, naming the attribute, when an SDK release changes it. docs/how-it-
   ``install()``, for the state's lifetime and, with ``MCP_REQUEST_STATE_KEY``, its policy.
 * `fastmcp_sdk_server`: fastmcp, ``FastMCP._mcp_server``; read once by ``install()``
   (and by the testing kit, to connect in memory).
+* `connection_of`: official SDK, ``ServerSession._connection``; read by ``ask_url()`` and
+  ``require_url()`` on 2025-11-25 only, for the one session the route belongs to and its
+  public ``Connection.exit_stack`` (unwound when the client leaves).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
@@ -49,6 +53,19 @@ def state_ttl(boundary: RequestStateBoundary, default: float) -> float:
     security = state_security(boundary)
     ttl: object = None if security is None else security.ttl
     return float(ttl) if isinstance(ttl, int | float) else default
+
+
+def connection_of(session: object) -> Connection | None:
+    """The per-client ``Connection`` behind a per-request ``ServerSession``, if readable.
+
+    The SDK builds a ``ServerSession`` for each request; the connection is the one object
+    per client, whose public ``exit_stack`` the SDK unwinds when the client leaves (its
+    docs invite middleware to push cleanup there, but middleware sees no connection).
+    ``None`` when it cannot be read: URL routes are then bounded per call, not per
+    session, and end by expiry rather than with the session.
+    """
+    connection: object = getattr(session, "_connection", None)
+    return connection if isinstance(connection, Connection) else None
 
 
 def fastmcp_sdk_server(server: object) -> Server[Any] | None:

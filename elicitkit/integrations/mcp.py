@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from types import new_class
 from typing import Any, Literal, NoReturn, cast
@@ -48,7 +49,7 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
-from elicitkit._runtime.context import CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
 from elicitkit._runtime.steps import observe, observers
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit._runtime.url_mode import installed_with
@@ -68,7 +69,7 @@ from elicitkit.integrations._environment import (
     store_from_environment,
 )
 from elicitkit.integrations._quiet_log import withhold_answer_values
-from elicitkit.integrations._sdk_private import state_ttl, tool_uses_resolve
+from elicitkit.integrations._sdk_private import connection_of, state_ttl, tool_uses_resolve
 
 logger = logging.getLogger(__name__)
 
@@ -471,6 +472,22 @@ class _ElicitationCreate(BaseModel):
     params: dict[str, Any]
 
 
+_CONNECTION_END = "elicitkit.connection_end"
+
+
+class _ConnectionEnd:
+    """One client connection as URL routes see it: the SDK unwinds its exit stack on close."""
+
+    def __init__(self, exit_stack: AsyncExitStack | None) -> None:
+        self._exit_stack = exit_stack
+        self._keys: set[object] = set()
+
+    def at_end(self, key: object, callback: Callable[[], Awaitable[None]]) -> None:
+        if self._exit_stack is not None and key not in self._keys:
+            self._keys.add(key)  # one callback per router, however often the session asks
+            self._exit_stack.push_async_callback(callback)
+
+
 class _Channel:
     """``ask()``'s view of one ``tools/call`` on the official SDK."""
 
@@ -569,6 +586,17 @@ class _Channel:
             await session.send_elicit_complete(elicitation_id)
 
         return notify
+
+    @property
+    def session(self) -> AskingSession:
+        """This call's connection, told when it closes (see `Channel.session`)."""
+        connection = connection_of(self._ctx.session)
+        if connection is None:  # an SDK that moved it: bounded per call, ended by expiry
+            return _ConnectionEnd(None)
+        found = connection.state.get(_CONNECTION_END)
+        if not isinstance(found, _ConnectionEnd):
+            found = connection.state[_CONNECTION_END] = _ConnectionEnd(connection.exit_stack)
+        return found
 
     def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
         """The SDK's -32042 error for one URL (see `Channel.url_required`)."""
