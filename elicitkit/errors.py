@@ -21,6 +21,9 @@ __all__ = [
     "FormDefinitionError",
     "InvalidContent",
     "StateTooLarge",
+    "StepDefinitionError",
+    "StepError",
+    "StepFailed",
     "TooManyOpenUrls",
     "TooManyRounds",
 ]

@@ -76,8 +76,10 @@ async def ask(
     Works inside any tool, prompt or resource of a server ``elicitkit.install(...)`` was
     called on, on every protocol era: on 2025-06-18 and 2025-11-25 the question is sent in
     the middle of the call; on 2026-07-28 the call ends with the question and the client
-    runs the handler again with the answer, so code before an ``ask()`` runs once per round
-    (keep side effects after the last ``ask()``: that code runs at most once per call).
+    runs the handler again with the answer, so code before an ``ask()`` runs once per round.
+    Act in a step or after the last question: put a side effect between two questions in
+    ``await step(key, fn, ...)`` (it runs once per call), or after the last ``ask()`` (that
+    code runs at most once per call).
 
     Args:
         tp: The form type: a dataclass, pydantic model, msgspec Struct, TypedDict, or a bare
