@@ -30,7 +30,7 @@ from elicitkit._runtime.step_values import decode, encode
 from elicitkit.errors import StepDefinitionError
 from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
-from tests.sdks import in_memory
+from tests.sdks import ERAS, in_memory, tool_error
 
 pytestmark = pytest.mark.anyio
 
@@ -232,3 +232,31 @@ async def test_an_unsupported_return_annotation_is_refused_before_fn_runs(sdk: s
         text_of(result)
     )
     assert calls == []
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+async def test_a_step_that_asks_is_refused_on_every_era(sdk: str, mode: str, protocol: str) -> None:
+    server: Any = MCPServer("s") if sdk == "mcp" else FastMCP("s")
+    elicitkit.install(server)
+    calls: list[int] = []
+
+    async def sneaky() -> str:
+        calls.append(1)
+        answer = await ask(str, "Which card?")
+        return answer.content or ""
+
+    @server.tool()
+    async def go() -> str:
+        return await step("card", sneaky)
+
+    async with Client(in_memory(server), elicitation_callback=never_called, mode=mode) as client:
+        assert client.protocol_version == protocol
+        result = await client.call_tool("go", {})
+    assert result.is_error
+    assert text_of(result) == tool_error(
+        sdk,
+        "go",
+        "The step 'card' asked the user a question, which a step cannot do: its outcome is "
+        "recorded once, but a question ends the round before it. Ask before or after the step.",
+    )
+    assert calls == [1]

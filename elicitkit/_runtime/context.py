@@ -185,6 +185,21 @@ class ToolRun:
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")
+# The key of the durable step whose function is running in this context, so ask() can refuse
+# to run inside it on every era. A context variable, not a field of the run: a sibling task
+# of the body that asks while a step runs elsewhere is not inside the step.
+running_step: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "elicitkit_running_step", default=None
+)
+
+
+def asked_in_step(key: str) -> str:
+    """Why ``ask()`` cannot run inside step ``key``, and the fix."""
+    return (
+        f"The step {key!r} asked the user a question, which a step cannot do: its outcome is "
+        "recorded once, but a question ends the round before it. Ask before or after the step."
+    )
+
 
 # Set by an integration for a call that reaches a server elicitkit is installed on only
 # through a server it is not installed on (fastmcp's mount()): the installed server's name.

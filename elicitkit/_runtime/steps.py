@@ -49,7 +49,14 @@ from elicitkit._compiler.type_hints import return_hint, step_type_problem
 from elicitkit._lru import Lru
 from elicitkit._replay.once import StoreUnavailable
 from elicitkit._replay.state import CarriedStep, NeedInput
-from elicitkit._runtime.context import StepBook, ToolRun, current_run, outside_a_call
+from elicitkit._runtime.context import (
+    StepBook,
+    ToolRun,
+    asked_in_step,
+    current_run,
+    outside_a_call,
+    running_step,
+)
 from elicitkit._runtime.step_values import decode, encode, is_record, unsupported
 from elicitkit.errors import (
     ElicitError,
@@ -215,16 +222,20 @@ async def _call(
     run: ToolRun, key: str, fn: Callable[..., Any], args: Any, kwargs: dict[str, Any]
 ) -> Any:
     observe("step", key)
+    # Seen by ask() in fn's task and in the worker thread (which copies this context).
+    inside = running_step.set(key)
     try:
         if inspect.iscoroutinefunction(fn) or _async_callable(fn):
             return await fn(*args, **kwargs)
         result = await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
         if inspect.isawaitable(result):  # a lambda returning a coroutine
             return await result
-    except NeedInput:
-        raise _surface(run, StepError(_ASKED.format(key=key))) from None
+    except NeedInput:  # an ask the check in ask() did not see (a task fn started itself)
+        raise _surface(run, StepError(asked_in_step(key))) from None
     else:
         return result
+    finally:
+        running_step.reset(inside)
 
 
 def _async_callable(fn: object) -> bool:
@@ -383,8 +394,4 @@ _TOO_LARGE = (
     "between rounds (ReplayLimits.max_state_bytes), so it was not kept and the step is not "
     "run again. Return less from the step (an id rather than the whole record), or raise "
     "ReplayLimits(max_state_bytes=...) in install()."
-)
-_ASKED = (
-    "The step {key!r} asked the user a question, which a step cannot do: its outcome is "
-    "recorded once, but a question ends the round before it. Ask before or after the step."
 )
