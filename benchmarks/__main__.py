@@ -29,6 +29,7 @@ import bench_hostile  # noqa: E402
 import bench_overrides  # noqa: E402
 import bench_pending  # noqa: E402
 import bench_roundtrip  # noqa: E402
+import bench_steps  # noqa: E402
 
 Target = tuple[str, float, float, str]  # name, measured, limit, unit
 
@@ -229,6 +230,26 @@ def state_section(quick: bool, targets: list[Target]) -> list[str]:
     return lines
 
 
+def steps_section(quick: bool, targets: list[Target]) -> list[str]:  # noqa: ARG001
+    rows = asyncio.run(bench_steps.run(quick))
+    return [
+        "## Durable steps (2026-07-28): the cost of a step per round, in memory",
+        "",
+        (
+            "Round two of a tool, driven by hand with the SDK client against an `MCPServer` "
+            "with the default `MemoryStore`: steps run in round one and replayed from the "
+            "sealed state in round two, against the same tool without steps; and a step run "
+            "in round two (claimed and recorded in the store), against the same tool without "
+            "it. Median of interleaved rounds. See `bench_steps.py`."
+        ),
+        "",
+        *bench_steps.table(rows),
+        "",
+        f"{rows[0]['rounds']} rounds; load average after: {_load()}.",
+        "",
+    ]
+
+
 def pending_section(quick: bool, targets: list[Target]) -> list[str]:  # noqa: ARG001
     report: dict[str, Any] = asyncio.run(bench_pending.run(quick))
     return [*bench_pending.markdown(report), f"Load average after: {_load()}.", ""]
@@ -265,6 +286,7 @@ def main() -> None:
         hostile_section,
         import_section,
         state_section,
+        steps_section,
         pending_section,
     ):
         name = section.__name__.removesuffix("_section")

@@ -19,6 +19,7 @@ from elicitkit._runtime.form_functions import form, parse_content, requested_sch
 from elicitkit._runtime.missing_arguments import fill_missing
 from elicitkit._runtime.oneliners import ask_text, choose, confirm
 from elicitkit._runtime.result import Action, ElicitResultTyped
+from elicitkit._runtime.steps import replaying, step
 from elicitkit.errors import ElicitError, FormDefinitionError, InvalidContent
 from elicitkit.integrations import install
 
@@ -43,5 +44,7 @@ __all__ = [
     "form",
     "install",
     "parse_content",
+    "replaying",
     "requested_schema",
+    "step",
 ]

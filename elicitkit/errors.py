@@ -21,6 +21,9 @@ __all__ = [
     "FormDefinitionError",
     "InvalidContent",
     "StateTooLarge",
+    "StepDefinitionError",
+    "StepError",
+    "StepFailed",
     "TooManyOpenUrls",
     "TooManyRounds",
 ]
@@ -131,3 +134,33 @@ class TooManyRounds(ElicitError):
 
 class StateTooLarge(ElicitError):
     """The answers carried between rounds outgrew `ReplayLimits.max_state_bytes`."""
+
+
+class StepDefinitionError(TypeError):
+    """A step elicitkit cannot record: its result type has no JSON round trip.
+
+    Raised before the step's function runs, on every protocol era, so a tool that works
+    on 2025-11-25 does not start failing on 2026-07-28.
+    """
+
+
+class StepError(ElicitError):
+    """A durable step could not be run or replayed safely, so the call fails closed.
+
+    Raised when a step key is reused with another function or other arguments, when a
+    step was interrupted (its outcome is unknown), when its result is too large to carry,
+    or when the store that records steps cannot be reached.
+    """
+
+
+class StepFailed(StepError):
+    """A step's function raised, in an earlier round, an exception that cannot be rebuilt.
+
+    Attributes:
+        type_name: The dotted name of the exception the function raised.
+    """
+
+    def __init__(self, message: str, type_name: str) -> None:
+        """Carry the recorded text and the name of the original exception type."""
+        super().__init__(message)
+        self.type_name = type_name

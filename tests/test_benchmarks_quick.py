@@ -36,6 +36,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
         "## Hostile answers: the time to refuse one grows linearly with its size",
         "## Import",
         "## Replay state (2026-07-28): size on the wire, seal and open time",
+        "## Durable steps (2026-07-28): the cost of a step per round, in memory",
         "## Many pending questions: 20 at once on one server, streamable HTTP",
     ]
     assert "Quick smoke run: the figures mean nothing." in text

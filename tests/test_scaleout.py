@@ -73,13 +73,13 @@ def redis(redis_url: str) -> Iterator[Redis]:
     client.close()
 
 
-def post(url: str, **params: Any) -> dict[str, Any]:
-    """One raw ``tools/call`` of ``order`` on a fresh connection; the JSON-RPC response."""
+def post(url: str, *, tool: str = "order", **params: Any) -> dict[str, Any]:
+    """One raw ``tools/call`` of ``tool`` on a fresh connection; the JSON-RPC response."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
-        "params": {"name": "order", **params, "_meta": META},
+        "params": {"name": tool, **params, "_meta": META},
     }
     request = urllib.request.Request(  # noqa: S310  (loopback URL built by this test)
         url,
@@ -89,7 +89,7 @@ def post(url: str, **params: Any) -> dict[str, Any]:
             "Accept": "application/json, text/event-stream",
             "MCP-Protocol-Version": "2026-07-28",
             "Mcp-Method": "tools/call",
-            "Mcp-Name": "order",
+            "Mcp-Name": tool,
             "Connection": "close",
         },
     )

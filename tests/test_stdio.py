@@ -34,7 +34,7 @@ import pytest
 from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StdioTransport
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 
 import elicitkit
 from tests.sdks import ERAS
@@ -45,6 +45,9 @@ SHIPPING = REPO / "examples" / "shipping.py"
 FASTMCP = REPO / "examples" / "fastmcp_server.py"
 BOOKING = REPO / "examples" / "booking.py"
 TIMEOUT = 20.0  # seconds for a whole SDK session, or for one raw message to arrive
+# The SDK's default environment for a stdio server, plus this checkout first on the path: an
+# example imports this checkout's elicitkit, not an editable install of another worktree.
+SERVER_ENV = {**get_default_environment(), "PYTHONPATH": str(REPO)}
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,9 @@ def run_sdk(
 
     async def main() -> list[types.CallToolResult]:
         transport = stdio_client(
-            StdioServerParameters(command=sys.executable, args=argv or [str(script)], cwd=REPO),
+            StdioServerParameters(
+                command=sys.executable, args=argv or [str(script)], cwd=REPO, env=SERVER_ENV
+            ),
             errlog=errlog,
         )
         callback = {} if answers is None else {"elicitation_callback": on_elicit}

@@ -255,10 +255,10 @@ def test_strict_keys_profile_refuses_an_unknown_key() -> None:
     # MCPServer's own ctx.elicit() is not used by elicitkit; a raw schema shows the refusal.
     import anyio  # noqa: PLC0415
 
-    from elicitkit.testing._connect import _Behaviour  # noqa: PLC0415
+    from elicitkit.testing._connect import ClientBehaviour  # noqa: PLC0415
 
     user = ScriptedUser(accept())
-    behaviour = _Behaviour(user, PROFILES["strict-keys"], "2025-11-25", 0)
+    behaviour = ClientBehaviour(user, PROFILES["strict-keys"], "2025-11-25", 0)
     params = types.ElicitRequestFormParams(
         message="m",
         requested_schema={"type": "object", "title": "T", "properties": {}},  # type: ignore[arg-type]

@@ -246,3 +246,62 @@ def collection(tp: Any) -> Collection | None:
     return Collection(
         container=_COLLECTIONS[origin], item=args[0] if args else Any, fixed_length=fixed
     )
+
+
+# --------------------------------------------------------------------------------------
+# Durable steps: which return annotations round-trip through JSON
+# --------------------------------------------------------------------------------------
+
+_STEP_SCALARS: tuple[Any, ...] = (type(None), None, bool, int, float, str, Any, object)
+
+
+def return_hint(fn: Callable[..., Any]) -> Any:
+    """Return a function's resolved return annotation, or ``Any`` if it has none.
+
+    An annotation that cannot be resolved (a forward reference the function's module
+    cannot see) also reads as ``Any``: the step's value is then checked when it exists.
+    """
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:  # noqa: BLE001  (any unresolvable annotation: check the value instead)
+        return Any
+    return hints.get("return", Any)
+
+
+def step_type_problem(tp: Any, is_record: Callable[[Any], bool]) -> object:
+    """Return the part of ``tp`` that has no JSON round trip as a step's result, or ``None``.
+
+    Allowed: ``None``, ``bool``, ``int``, ``float``, ``str``, ``date``/``datetime`` and
+    ``Enum`` subclasses, records (``is_record``: dataclasses, pydantic models, msgspec
+    Structs), ``list[X]``, ``dict[str, X]``, unions and ``Annotated`` of these, and ``Any``
+    (checked on the value). An awaitable's result is what is checked.
+    """
+    import datetime as dt  # noqa: PLC0415  (only steps need it here)
+    import enum  # noqa: PLC0415
+
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is typing.Annotated:
+        return step_type_problem(args[0], is_record)
+    if _is_typing_alias_type(tp) or isinstance(tp, TypeAliasType):
+        return step_type_problem(tp.__value__, is_record)
+    if isinstance(tp, typing.NewType):
+        return step_type_problem(tp.__supertype__, is_record)
+    if origin in _UNION_ORIGINS:
+        return next((p for a in args if (p := step_type_problem(a, is_record)) is not None), None)
+    if origin is Literal:
+        return None
+    if tp in _STEP_SCALARS or tp in (dt.date, dt.datetime):
+        return None
+    if isinstance(tp, type) and (issubclass(tp, enum.Enum) or is_record(tp)):
+        return None
+    if origin is list or tp is list:
+        return None if not args else step_type_problem(args[0], is_record)
+    if origin in _MAPPING_ORIGINS or tp in _MAPPING_ORIGINS:
+        if args and args[0] is not str:
+            return cast("object", tp)
+        return None if not args else step_type_problem(args[1], is_record)
+    awaitable = {"Coroutine": 2, "Awaitable": 0}
+    if origin is not None and getattr(origin, "__name__", "") in awaitable and args:
+        return step_type_problem(args[awaitable[origin.__name__]], is_record)
+    return cast("object", tp)

@@ -46,6 +46,7 @@ Records are compact JSON objects:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -208,6 +209,7 @@ class AtMostOnce:
         outcomes: Outcomes[R],
         *,
         known: bool = False,
+        safe_to_retry: Callable[[], bool] | None = None,
     ) -> R:
         """Run ``round_``, a later round of ``dialogue``, at most once to completion.
 
@@ -217,6 +219,9 @@ class AtMostOnce:
             outcomes: The integration's outcomes.
             known: The state says the store opened the dialogue (states minted before
                 that was said carry ``False``, and a missing entry then means "new").
+            safe_to_retry: Says, when the round is interrupted, whether it was interrupted
+                inside a durable step its author marked ``retry_safe``: the dialogue is
+                then released (the next round runs it again) rather than closed.
 
         Returns:
             The round's result; the recorded result of a completed dialogue (without
@@ -258,6 +263,15 @@ class AtMostOnce:
             # Cancelled or crashed mid-round: the handler may have got past its last ask()
             # and done its side effect, so the dialogue must not run again. Later rounds
             # get an error that says so (shielded: a cancellation must not skip the record).
+            # Inside a step marked retry_safe, everything before it in this round was a
+            # replayable read, an answer or a recorded step, so running it again is safe.
+            if safe_to_retry is not None and safe_to_retry():
+                # If the store cannot be told, the lease lapses into "interrupted": closed.
+                with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
+                    await self._call(
+                        "release", lambda: self.store.release(dialogue, token, keep=self.keep)
+                    )
+                raise
             with anyio.CancelScope(shield=True):
                 interrupted = {"code": INTERNAL_ERROR, "message": INTERRUPTED}
                 await self._record(dialogue, error_record(interrupted))
@@ -275,6 +289,41 @@ class AtMostOnce:
             kind, data = outcomes.dump(result)
             await self._record(dialogue, self._result_record(kind, data))
         return result
+
+    async def claim_step(self, dialogue: str, key: str, token: str) -> Claim:
+        """Claim durable step ``key`` of ``dialogue`` (a later round, which holds the dialogue).
+
+        A step's entry lives in the same store as its dialogue, under ``dialogue/key`` (a
+        dialogue id is base64url and a key has no ``/``, so the two never collide), with
+        the same expiry. Only rounds after the first read it: round one's steps travel in
+        the state of every later round (see `elicitkit._runtime.steps`).
+
+        Raises:
+            StoreUnavailable: The store failed or did not answer within ``timeout``.
+        """
+        entry = f"{dialogue}/{key}"
+        return await self._call(
+            "claim step",
+            lambda: self.store.claim(entry, token, lease=self.lease, keep=self.keep, known=False),
+        )
+
+    async def record_step(self, dialogue: str, key: str, outcome: str) -> None:
+        """Record durable step ``key``'s outcome before the round's answer leaves the server.
+
+        Raises:
+            StoreUnavailable: The store failed or did not answer within ``timeout``.
+        """
+        entry = f"{dialogue}/{key}"
+        await self._call("record step", lambda: self.store.record(entry, outcome, keep=self.keep))
+
+    async def release_step(self, dialogue: str, key: str, token: str) -> None:
+        """Give up a ``retry_safe`` step's claim after an interruption (best effort)."""
+        entry = f"{dialogue}/{key}"
+        # If the store cannot be told, the lease lapses: the step reads as interrupted.
+        with contextlib.suppress(StoreUnavailable):
+            await self._call(
+                "release step", lambda: self.store.release(entry, token, keep=self.keep)
+            )
 
     async def _claim(self, dialogue: str, token: str, *, known: bool) -> Claim:
         """Claim the dialogue, waiting while another round of it runs (up to ``wait``)."""

@@ -24,6 +24,9 @@ later version can add fields, and a different ``v`` is not ours::
                                   #   optionally the values that passed, kept as the
                                   #   re-ask's defaults; or "t" (timed out)
      "u": {key: id, ...},         # URL-mode questions' correlation ids (optional)
+     "x": [[key, digest, outcome], ...],  # durable steps done so far (optional): the
+                                  #   digest of the function and its arguments, and the
+                                  #   outcome, {"r": value} or {"e": {"t": type, "m": text}}
      "p": [[key, digest, deadline], ...]}  # the questions the last round asked, each with
                                   #   the Unix time after which its answer is too late
                                   #   (optional: no deadline)
@@ -119,6 +122,22 @@ class Carried:
 
 
 @dataclass
+class CarriedStep:
+    """A durable step's outcome carried in the state.
+
+    Attributes:
+        digest: 10 base64url characters of the SHA-256 of the function's qualified name and
+            its arguments' JSON: a later round that calls the key with another function or
+            other arguments is refused instead of given this outcome.
+        outcome: ``{"r": value}`` (the result as `elicitkit._runtime.step_values` wrote it)
+            or ``{"e": {"t": "module:Qualname", "m": text}}`` (what the function raised).
+    """
+
+    digest: str
+    outcome: dict[str, Any]
+
+
+@dataclass
 class Replay:
     """One round of a dialogue: what it carries in, and what the next round carries.
 
@@ -135,6 +154,7 @@ class Replay:
         correlations: The correlation id of each URL-mode question, by key.
         responses: The request's raw ``inputResponses``.
         limits: The caps this dialogue runs under.
+        steps: The durable steps done so far, by key: carried in, plus this round's.
     """
 
     dialogue: str | None = None
@@ -147,6 +167,7 @@ class Replay:
     correlations: dict[str, str] = field(default_factory=dict[str, str])
     responses: Mapping[object, object] = field(default_factory=dict[object, object])
     limits: ReplayLimits = field(default_factory=ReplayLimits)
+    steps: dict[str, CarriedStep] = field(default_factory=dict[str, CarriedStep])
 
     @classmethod
     def from_request(
@@ -166,11 +187,12 @@ class Replay:
         state = _decode_state(request_state)
         if state is None:
             return replay
-        dialogue, known, rounds, answers, pending, deadlines, asked_at, correlations = state
+        dialogue, known, rounds, answers, pending, deadlines, asked_at, correlations, steps = state
         replay.dialogue, replay.known, replay.rounds = dialogue, known, rounds
         replay.answers, replay.pending = answers, pending
         replay.deadlines, replay.asked_at = deadlines, asked_at
         replay.correlations = correlations
+        replay.steps = steps
         if pending and isinstance(input_responses, Mapping):
             replay.responses = cast("Mapping[object, object]", input_responses)
         return replay
@@ -218,6 +240,11 @@ class Replay:
             "t": round(now, 3),
             "a": [_answer_entry(key, answer) for key, answer in self.answers.items()],
             **({"u": self.correlations} if self.correlations else {}),
+            **(
+                {"x": [[k, s.digest, s.outcome] for k, s in self.steps.items()]}
+                if self.steps
+                else {}
+            ),
             "p": [
                 [question.key, question.digest]
                 if question.timeout is None
@@ -227,6 +254,22 @@ class Replay:
         }
         encoded = _encode(state)
         if len(encoded) > limits.max_state_bytes:
+            if self.steps:
+                key, size = max(
+                    (
+                        (k, len(json.dumps(s.outcome, separators=(",", ":"))))
+                        for k, s in self.steps.items()
+                    ),
+                    key=lambda pair: pair[1],
+                )
+                raise StateTooLarge(
+                    f"The answers and step results this call carries between rounds take "
+                    f"{len(encoded)} bytes, over elicitkit's limit of {limits.max_state_bytes} "
+                    f"bytes of requestState (the largest, step {key!r}, takes {size} bytes), so "
+                    "it cannot ask another question. Return less from the step (an id rather "
+                    "than the whole record), or raise ReplayLimits(max_state_bytes=...) in "
+                    "install()."
+                )
             raise StateTooLarge(
                 f"The answers this call carries between rounds take {len(encoded)} bytes, "
                 f"over elicitkit's limit of {limits.max_state_bytes} bytes of requestState, "
@@ -275,6 +318,7 @@ _Decoded = tuple[
     dict[str, float],
     float | None,
     dict[str, str],
+    dict[str, CarriedStep],
 ]
 
 
@@ -321,6 +365,11 @@ def _decode_state(request_state: object) -> _Decoded | None:
     asked_at = fields.get("t")
     when = float(asked_at) if isinstance(asked_at, int | float) else None
     known = fields.get("s") == 1
+    steps: dict[str, CarriedStep] = {}
+    for entry in _list(fields.get("x")):
+        if len(entry) == 3 and isinstance(entry[0], str) and isinstance(entry[1], str):  # noqa: SIM102
+            if isinstance(entry[2], dict):
+                steps[entry[0]] = CarriedStep(entry[1], cast("dict[str, Any]", entry[2]))
     return (
         dialogue,
         known,
@@ -330,6 +379,7 @@ def _decode_state(request_state: object) -> _Decoded | None:
         deadlines,
         when,
         _correlations(fields.get("u")),
+        steps,
     )
 
 

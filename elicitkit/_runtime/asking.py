@@ -14,7 +14,14 @@ from elicitkit._compiler.overrides import Overrides
 from elicitkit._compiler.prepared_form import PreparedForm, question_digest
 from elicitkit._lru import Lru
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
-from elicitkit._runtime.context import Channel, ToolRun, current_run, outside_a_call
+from elicitkit._runtime.context import (
+    Channel,
+    ToolRun,
+    asked_in_step,
+    current_run,
+    outside_a_call,
+    running_step,
+)
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.retries import (
@@ -34,6 +41,7 @@ from elicitkit.errors import (
     FieldError,
     FormDefinitionError,
     InvalidContent,
+    StepError,
 )
 from elicitkit.protocol import known_protocol
 
@@ -76,8 +84,10 @@ async def ask(
     Works inside any tool, prompt or resource of a server ``elicitkit.install(...)`` was
     called on, on every protocol era: on 2025-06-18 and 2025-11-25 the question is sent in
     the middle of the call; on 2026-07-28 the call ends with the question and the client
-    runs the handler again with the answer, so code before an ``ask()`` runs once per round
-    (keep side effects after the last ``ask()``: that code runs at most once per call).
+    runs the handler again with the answer, so code before an ``ask()`` runs once per round.
+    Act in a step or after the last question: put a side effect between two questions in
+    ``await step(key, fn, ...)`` (it runs once per call), or after the last ``ask()`` (that
+    code runs at most once per call).
 
     Args:
         tp: The form type: a dataclass, pydantic model, msgspec Struct, TypedDict, or a bare
@@ -113,6 +123,7 @@ async def ask(
         TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
         StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
         ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
+        StepError: ``ask()`` was called inside a durable step's function.
         ValueError: ``retries`` or ``timeout`` is out of range.
     """
     retries, timeout = check_retries(retries), check_timeout(timeout)
@@ -372,6 +383,9 @@ def _current_run() -> ToolRun:
         run = current_run.get()
     except LookupError:
         raise ElicitError(outside_a_call("ask()")) from None
+    step = running_step.get()
+    if step is not None:  # on every era: on 2025 it would work, on 2026-07-28 it could not
+        raise run.channel.surface(StepError(asked_in_step(step)))
     if run.refusal is not None:
         raise run.channel.surface(ElicitError(run.refusal))
     return run

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from elicitkit._replay.state import Replay
+from elicitkit._replay.store import Claim
 from elicitkit.errors import ElicitError, FormDefinitionError
 
 Notify = Callable[[], Awaitable[None]]
@@ -120,6 +121,22 @@ class Channel(Protocol):
         ...
 
 
+class StepBook(Protocol):
+    """Where a later round's durable steps are recorded (`elicitkit._replay.once.AtMostOnce`)."""
+
+    async def claim_step(self, dialogue: str, key: str, token: str) -> Claim:
+        """Claim step ``key`` of ``dialogue``: its record, or the right to run it."""
+        ...
+
+    async def record_step(self, dialogue: str, key: str, outcome: str) -> None:
+        """Record step ``key``'s outcome."""
+        ...
+
+    async def release_step(self, dialogue: str, key: str, token: str) -> None:
+        """Give up the claim of an interrupted ``retry_safe`` step."""
+        ...
+
+
 @dataclass
 class ToolRun:
     """One run of one tool body.
@@ -137,6 +154,9 @@ class ToolRun:
         target: The tool's name (or the prompt's, or the resource's URI), for the log.
         completions: The server's URL-mode completion router, or ``None`` for the process
             default (`elicitkit.url.use_completions`).
+        steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
+        step_keys: The step keys used so far in this run.
+        in_safe_step: A step marked ``retry_safe`` is running right now.
     """
 
     channel: Channel
@@ -146,6 +166,9 @@ class ToolRun:
     refuses: Callable[[], str | None] | None = None
     target: str = ""
     completions: CompletionRouter | None = None
+    steps: StepBook | None = None
+    step_keys: set[str] = field(default_factory=set[str])
+    in_safe_step: bool = False
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -162,6 +185,21 @@ class ToolRun:
 
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")
+# The key of the durable step whose function is running in this context, so ask() can refuse
+# to run inside it on every era. A context variable, not a field of the run: a sibling task
+# of the body that asks while a step runs elsewhere is not inside the step.
+running_step: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "elicitkit_running_step", default=None
+)
+
+
+def asked_in_step(key: str) -> str:
+    """Why ``ask()`` cannot run inside step ``key``, and the fix."""
+    return (
+        f"The step {key!r} asked the user a question, which a step cannot do: its outcome is "
+        "recorded once, but a question ends the round before it. Ask before or after the step."
+    )
+
 
 # Set by an integration for a call that reaches a server elicitkit is installed on only
 # through a server it is not installed on (fastmcp's mount()): the installed server's name.

@@ -50,6 +50,7 @@ from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.steps import observe, observers
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit._runtime.url_mode import installed_with
 from elicitkit.errors import (
@@ -287,6 +288,7 @@ class ElicitkitMiddleware:
             refuses=functools.partial(host.refusal, ctx),
             target=_target(ctx),
             completions=self.router,
+            steps=self.once if modern else None,
         )
         token = current_run.set(run)
         try:
@@ -298,7 +300,11 @@ class ElicitkitMiddleware:
                 # before its state leaves the server.
                 return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
             return await self.once.run(
-                replay.dialogue, round_, _OUTCOMES[ctx.method], known=replay.known
+                replay.dialogue,
+                round_,
+                _OUTCOMES[ctx.method],
+                known=replay.known,
+                safe_to_retry=lambda: run.in_safe_step,
             )
         finally:
             current_run.reset(token)
@@ -307,6 +313,8 @@ class ElicitkitMiddleware:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, replay: Replay | None
     ) -> HandlerResult:
         """Run the handler; turn its question(s) into an ``InputRequiredResult``."""
+        if observers:  # the testing kit counts the rounds that run the body
+            observe("body", _target(ctx))
         try:
             return await call_next(ctx)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)

@@ -32,6 +32,7 @@ from elicitkit.testing._user import (
 
 if TYPE_CHECKING:
     from elicitkit.testing._connect import HANG_SECONDS, connect
+    from elicitkit.testing._steps import Runs, assert_steps_run_once, count_runs
 
 __all__ = [
     "CLEARED",
@@ -41,11 +42,14 @@ __all__ = [
     "ClientProfile",
     "FormRequest",
     "Reply",
+    "Runs",
     "ScriptError",
     "ScriptedUser",
     "accept",
+    "assert_steps_run_once",
     "cancel",
     "connect",
+    "count_runs",
     "decline",
     "delay",
     "invalid",
@@ -59,4 +63,8 @@ def __getattr__(name: str) -> Any:
         from elicitkit.testing import _connect  # noqa: PLC0415
 
         return getattr(_connect, name)
+    if name in {"Runs", "assert_steps_run_once", "count_runs"}:  # they import connect too
+        from elicitkit.testing import _steps  # noqa: PLC0415
+
+        return getattr(_steps, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

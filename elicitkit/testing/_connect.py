@@ -60,7 +60,7 @@ async def connect(
     wanted = check_protocol(protocol)
     version = _spoken(wanted, profile)
     scripted = user if user is not None else ScriptedUser()
-    behaviour = _Behaviour(scripted, profile, version, hang_seconds)
+    behaviour = ClientBehaviour(scripted, profile, version, hang_seconds)
     elicits = profile is None or profile.elicitation
     client = TunedClient(
         client_target(server),
@@ -86,7 +86,7 @@ def _spoken(wanted: ProtocolVersion, profile: ClientProfile | None) -> ProtocolV
     return profile.protocols[-1]
 
 
-class _Behaviour:
+class ClientBehaviour:
     """The client side of a form: what the profile does before and after the user."""
 
     def __init__(

@@ -12,6 +12,11 @@ For the fault-injection tests (tests/test_scaleout_faults.py): ``EFFECTS_REDIS_U
 the side effects in another Redis than the store (one the test does not restart);
 ``TEST_LEASE`` and ``TEST_STORE_TIMEOUT`` shorten the lease and the store timeout (seconds);
 an item named ``slow-...`` takes 30 s after its side effect (a worker to kill mid-round).
+
+The ``trip`` tool (tests/test_scaleout_steps.py) asks, runs a durable step, asks, runs
+another: each step's effect is one ``INCR`` in the effects Redis, so the tests count how
+many times each step's function ran across both workers; a ``slow-...`` item's payment
+step sleeps 30 s after its effect (a worker to kill mid-step).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from redis.asyncio import Redis
 
-from elicitkit import ask, install
+from elicitkit import ask, install, step
 from elicitkit.integrations import client_target
 
 SDK = sys.argv[2] if len(sys.argv) > 2 else "mcp"
@@ -71,6 +76,34 @@ async def order(item: str) -> str:
     if item.startswith("slow-"):
         await anyio.sleep(30)  # the test kills this worker meanwhile
     return f"{item}: {quantity.count} x {size.size}, order number {placed}"
+
+
+async def reserve(item: str, count: int) -> int:
+    """Reserve ``count`` seats: the reservation number (the step's side effect)."""
+    del count  # the number of seats only has to reach the step's digest
+    return int(await redis.incr(f"reserve:{item}"))
+
+
+async def pay(item: str, reservation: int) -> int:
+    """Pay for a reservation: the receipt number (the step's side effect)."""
+    del reservation
+    receipt = int(await redis.incr(f"pay:{item}"))
+    if item.startswith("slow-"):
+        await anyio.sleep(30)  # the test kills this worker meanwhile, inside the step
+    return receipt
+
+
+@server.tool()
+async def trip(item: str) -> str:
+    """Ask how many seats, reserve them, ask to confirm, then pay: each step once."""
+    await redis.rpush(f"rounds:{item}", os.getpid())
+    seats = (await ask(Quantity, f"How many seats for {item}?")).unwrap()
+    reservation = await step("reserve", reserve, item, seats.count)
+    confirmed = (await ask(Confirm, f"Pay for reservation {reservation}?")).unwrap()
+    if not confirmed.ok:
+        return f"{item}: not paid"
+    receipt = await step("pay", pay, item, reservation)
+    return f"{item}: reservation {reservation}, receipt {receipt}"
 
 
 if __name__ == "__main__":

@@ -1,0 +1,234 @@
+"""Count how many times a tool's body and its durable steps run, and prove each step runs once.
+
+`count_runs` runs a tool on every protocol era with a scripted user and reports, per era,
+how many times the body ran (once per round on 2026-07-28) and how many times each step's
+function ran. `assert_steps_run_once` drives the 2026-07-28 rounds by hand, sends them to
+the given servers in turn, then resends the final round and replays an older state, and
+fails unless every step's function ran exactly once. Both listen on
+``elicitkit._runtime.steps.observers``, which the server side tells about every real run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import AsyncExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import mcp_types as types
+from mcp import Client
+from mcp.client.session import ClientRequestContext
+
+from elicitkit._runtime import steps
+from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
+from elicitkit.testing._connect import HANG_SECONDS, ClientBehaviour, connect
+from elicitkit.testing._user import ScriptedUser
+
+# A dialogue that asks more than this many rounds is taken for a loop: the test fails.
+MAX_ROUNDS = 50
+
+
+@dataclass(frozen=True)
+class Runs:
+    """What running a tool once did: its result, and how many times each part really ran.
+
+    Attributes:
+        protocol: The protocol version the client spoke.
+        result: The tool's result.
+        body: How many times the tool's body ran (once per round on 2026-07-28).
+        steps: How many times each step's function ran, by step key.
+    """
+
+    protocol: str
+    result: types.CallToolResult
+    body: int
+    steps: Mapping[str, int] = field(default_factory=dict[str, int])
+
+
+@contextmanager
+def _counting(tool: str) -> Generator[Counter[str]]:
+    """Count the real runs of ``tool``'s body (as ``""``) and of each step, by key."""
+    counts: Counter[str] = Counter()
+
+    def observer(event: str, name: str) -> None:
+        if event == "body" and name == tool:
+            counts[""] += 1
+        elif event == "step":
+            counts[name] += 1
+
+    steps.observers.append(observer)
+    try:
+        yield counts
+    finally:
+        steps.observers.remove(observer)
+
+
+def _runs(protocol: str, result: types.CallToolResult, counts: Counter[str]) -> Runs:
+    ran = {key: count for key, count in counts.items() if key}
+    return Runs(protocol, result, counts[""], ran)
+
+
+async def count_runs(
+    server: Any,
+    tool: str,
+    arguments: Mapping[str, Any] | None = None,
+    *,
+    user: Callable[[], ScriptedUser],
+    protocols: Sequence[str] = PROTOCOL_VERSIONS,
+) -> list[Runs]:
+    """Call ``tool`` once on each protocol era, and count what ran each time.
+
+    Args:
+        server: An ``MCPServer`` or a ``fastmcp.FastMCP`` with elicitkit installed.
+        tool: The tool's name.
+        arguments: The tool's arguments.
+        user: Makes a fresh scripted user for each era (a user's replies are used up).
+        protocols: The eras to run on; by default every one.
+
+    Returns:
+        One `Runs` per era, in the order of ``protocols``.
+
+    Raises:
+        ScriptError: A form arrived that the script had no answer for.
+    """
+    found: list[Runs] = []
+    for protocol in protocols:
+        with _counting(tool) as counts:
+            async with connect(server, protocol=protocol, user=user()) as client:
+                result = await client.call_tool(tool, dict(arguments or {}))
+        found.append(_runs(protocol, result, counts))
+    return found
+
+
+async def assert_steps_run_once(
+    servers: Any,
+    tool: str,
+    arguments: Mapping[str, Any] | None = None,
+    *,
+    user: ScriptedUser,
+) -> Runs:
+    """Fail unless every step of ``tool`` runs exactly once, however its rounds are resent.
+
+    Drives the call on MCP 2026-07-28 round by round, sending every round after the first
+    twice, to the next of ``servers`` each time (give two servers that share a store and a
+    request-state key to cover several workers): the second send, with the same and by
+    then older state, must ask the same questions (or give the same result, for the final
+    round) and carries on the call. After the end, the oldest state that carried an
+    answer is sent again and must give the final result. Each step's function must have
+    run exactly once in all.
+
+    Args:
+        servers: A server, or a sequence of servers that share one store and state key.
+        tool: The tool's name.
+        arguments: The tool's arguments.
+        user: Answers the forms, once each.
+
+    Returns:
+        The call's `Runs` (the body's count includes the rounds sent again: each middle
+        round runs the body twice).
+
+    Raises:
+        AssertionError: A step ran more or less than once, a resent round got another
+            result than the final round, or the call asked more than 50 rounds.
+    """
+    pool: list[Any] = (
+        list(cast("Sequence[object]", servers)) if isinstance(servers, Sequence) else [servers]
+    )
+    answering = ClientBehaviour(user, None, LATEST_PROTOCOL, HANG_SECONDS)
+    sent: list[tuple[types.InputResponses, str | None]] = []
+    with _counting(tool) as counts:
+        async with AsyncExitStack() as stack:
+            clients = [
+                await stack.enter_async_context(connect(server, user=ScriptedUser()))
+                for server in pool
+            ]
+            turn = iter(range(1 << 30))
+
+            async def send(answers: types.InputResponses | None, state: str | None) -> Any:
+                client = clients[next(turn) % len(clients)]
+                return await _round(client, tool, arguments, answers, state)
+
+            result = await send(None, None)
+            while isinstance(result, types.InputRequiredResult):
+                if len(sent) >= MAX_ROUNDS:
+                    raise AssertionError(_TOO_MANY.format(tool=tool, rounds=MAX_ROUNDS))
+                answers = await _answers(answering, result)
+                sent.append((answers, result.request_state))
+                first = await send(*sent[-1])
+                # The same round again, with the same (now older) state, on the next
+                # server: the steps its first run did must be replayed, not run again.
+                result = await send(*sent[-1])
+                _same_round(tool, len(sent) + 1, first, result)
+            final = cast("types.CallToolResult", result)
+            if len(sent) > 1:  # the oldest state that carried an answer, after the end
+                older = await send(*sent[0])
+                _same_round(tool, 2, final, older)
+    runs = _runs(LATEST_PROTOCOL, final, counts)
+    wrong = {key: count for key, count in runs.steps.items() if count != 1}
+    if wrong:
+        listed = ", ".join(f"{key!r} {count} times" for key, count in sorted(wrong.items()))
+        raise AssertionError(
+            f"The steps of {tool!r} did not each run once across {len(sent) + 1} rounds, each "
+            f"sent twice, and an older state sent after the end: {listed}. Check that the "
+            "servers share one store and one request-state key, and that each step's key is "
+            "the same in every round."
+        )
+    return runs
+
+
+async def _round(
+    client: Client,
+    tool: str,
+    arguments: Mapping[str, Any] | None,
+    answers: types.InputResponses | None,
+    state: str | None,
+) -> types.CallToolResult | types.InputRequiredResult:
+    return await client.session.call_tool(
+        tool,
+        dict(arguments or {}),
+        input_responses=answers,
+        request_state=state,
+        allow_input_required=True,
+    )
+
+
+async def _answers(
+    answering: ClientBehaviour, result: types.InputRequiredResult
+) -> types.InputResponses:
+    """The scripted user's answer to every question of the round."""
+    answers: types.InputResponses = {}
+    context = cast("ClientRequestContext", None)  # the callback does not read it
+    for key, request in (result.input_requests or {}).items():
+        params = cast("types.ElicitRequestParams", getattr(request, "params", None))
+        answer = await answering.on_elicit(context, params)
+        if isinstance(answer, types.ErrorData):
+            raise AssertionError(  # noqa: TRY004  (a failed test, not a wrong type)
+                f"The client refused the question {key!r}: {answer.message}"
+            )
+        answers[key] = answer
+    return answers
+
+
+def _same_round(tool: str, number: int, first: object, again: object) -> None:
+    """Fail unless a round sent again got what the round got: the same questions or result."""
+    if _outcome(first) != _outcome(again):
+        raise AssertionError(
+            f"Round {number} of {tool!r} sent again got another outcome than the first time, "
+            f"so it was not replayed: {again!r} instead of {first!r}."
+        )
+
+
+def _outcome(result: object) -> object:
+    """What a round's client sees: the result's content, or the questions asked."""
+    if isinstance(result, types.CallToolResult):
+        return ("result", result.content, result.is_error)
+    if isinstance(result, types.InputRequiredResult):
+        return ("questions", result.input_requests)
+    return ("other", result)
+
+
+_TOO_MANY = (
+    "The tool {tool!r} asked more than {rounds} rounds of questions, so the test stopped it; "
+    "check that the scripted user's answers fit the forms."
+)

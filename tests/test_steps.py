@@ -1,0 +1,262 @@
+"""Durable steps: ``await step(key, fn)`` runs ``fn`` once per dialogue, on every era.
+
+Driven with the real SDK client and raw 2026-07-28 rounds (tests/mrtr.py) on both server
+SDKs, with the memory store and a real redis-server shared by two server instances: the
+rounds alternate between them, a round is resent with an older state, the final round is
+resent, and ``fn`` raises. Each ``fn`` runs exactly once. The same tool on 2025-11-25 runs
+each step once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import secrets
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import mcp_types as types
+import pytest
+from fastmcp import FastMCP
+from mcp import Client
+from mcp.server.mcpserver import MCPServer, RequestStateSecurity
+from redis.asyncio import Redis
+
+import elicitkit
+from elicitkit import ask, replaying, step
+from elicitkit._runtime.step_values import decode, encode
+from elicitkit.errors import StepDefinitionError
+from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from tests.mrtr import accept, never_called, only_question, retry, text_of
+from tests.sdks import ERAS, in_memory, tool_error
+
+pytestmark = pytest.mark.anyio
+
+SECRET = secrets.token_bytes(32)
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class Quote:
+    item: str
+    price: int
+    valid_until: dt.datetime
+    colour: Colour
+
+
+class CardDeclinedError(ValueError):
+    pass
+
+
+@dataclasses.dataclass
+class Ran:
+    counts: Counter[str] = dataclasses.field(default_factory=Counter[str])
+    replays: list[bool] = dataclasses.field(default_factory=list[bool])
+
+
+def shop(sdk: str, store: OutcomeStore, ran: Ran) -> Any:
+    security = RequestStateSecurity(keys=[SECRET])
+    server: Any = (
+        MCPServer("shop", request_state_security=security)
+        if sdk == "mcp"
+        else FastMCP("shop", request_state_security=security)
+    )
+    elicitkit.install(server, store=store)
+
+    async def quote(item: str) -> Quote:
+        ran.counts["quote"] += 1
+        when = dt.datetime(2026, 7, 28, 12, tzinfo=dt.timezone.utc)
+        return Quote(item, 42, when, Colour.RED)
+
+    def charge(amount: int, *, decline: bool) -> str:
+        ran.counts["pay"] += 1
+        if decline:
+            raise CardDeclinedError(f"card declined for {amount}")
+        return f"receipt-{ran.counts['pay']}"
+
+    @server.tool()
+    async def buy(decline: bool = False) -> str:
+        ran.replays.append(replaying())
+        item = await ask(str, "What?", key="item")
+        assert item.content is not None
+        offer = await step("quote", quote, item.content)
+        assert isinstance(offer, Quote)
+        sure = await ask(bool, f"Pay {offer.price} for {offer.item}?", key="confirm")
+        if not sure.content:
+            return "not bought"
+        try:
+            receipt = await step("pay", charge, offer.price, decline=decline)
+        except CardDeclinedError as error:
+            later = await ask(bool, f"{error}. Try later?", key="later")
+            return f"declined ({later.content})"
+        return f"bought {offer.item} at {offer.price}: {receipt}"
+
+    return server
+
+
+StoreFactory = Callable[[], OutcomeStore]
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
+    """Stores sharing one backend: one MemoryStore, or one real redis-server."""
+    if request.param == "memory":
+        shared = MemoryStore()
+        yield lambda: shared
+        return
+    url = request.getfixturevalue("redis_url")
+    prefix = f"steps:{secrets.token_hex(4)}:"
+    clients: list[Redis] = []
+
+    def make() -> OutcomeStore:
+        client = Redis.from_url(url)
+        clients.append(client)
+        return RedisStore(client, prefix=prefix)
+
+    yield make
+    for client in clients:
+        await client.aclose()
+
+
+async def test_each_step_runs_once_across_two_servers_resends_and_older_states(
+    sdk: str, stores: StoreFactory
+) -> None:
+    ran = Ran()
+    east, west = shop(sdk, stores(), ran), shop(sdk, stores(), ran)
+    async with (
+        Client(in_memory(east), elicitation_callback=never_called) as on_east,
+        Client(in_memory(west), elicitation_callback=never_called) as on_west,
+    ):
+        k1, _, s1 = only_question(await retry(on_east, "buy", {}))
+        item = {k1: accept(value="lamp")}
+        # Round 2 on west runs the quote (a later round: recorded in the store) ...
+        k2, params, s2 = only_question(await retry(on_west, "buy", {}, item, s1))
+        assert params["message"] == "Pay 42 for lamp?"
+        # ... and the same round resent on east, with the older state that lacks the
+        # quote, gets the recorded quote from the shared store.
+        k2b, _, s2b = only_question(await retry(on_east, "buy", {}, item, s1))
+        assert (k2, k2b) == ("confirm", "confirm")
+        final = {k2: accept(value=True)}
+        done = await retry(on_east, "buy", {}, final, s2)
+        again = await retry(on_west, "buy", {}, final, s2)  # the final round resent
+        other = await retry(on_west, "buy", {}, final, s2b)  # the other branch's state
+        older = await retry(on_east, "buy", {}, item, s1)  # an older state, after the end
+    assert text_of(done) == "bought lamp at 42: receipt-1"
+    assert text_of(again) == text_of(done)
+    assert text_of(other) == text_of(done)
+    assert isinstance(older, types.CallToolResult)
+    assert ran.counts == {"quote": 1, "pay": 1}
+    assert ran.replays[:2] == [False, True]
+
+
+async def test_a_step_that_raises_is_not_run_again_and_raises_the_same_type(
+    sdk: str, stores: StoreFactory
+) -> None:
+    ran = Ran()
+    east, west = shop(sdk, stores(), ran), shop(sdk, stores(), ran)
+    args = {"decline": True}
+    async with (
+        Client(in_memory(east), elicitation_callback=never_called) as on_east,
+        Client(in_memory(west), elicitation_callback=never_called) as on_west,
+    ):
+        k1, _, s1 = only_question(await retry(on_east, "buy", args))
+        k2, _, s2 = only_question(await retry(on_west, "buy", args, {k1: accept(value="x")}, s1))
+        confirm = {k2: accept(value=True)}
+        k3, params, s3 = only_question(await retry(on_east, "buy", args, confirm, s2))
+        assert params["message"] == "card declined for 42. Try later?"
+        # Resent on the other server: the recorded failure is raised again, not retried.
+        k3b, params_b, _ = only_question(await retry(on_west, "buy", args, confirm, s2))
+        assert (k3b, params_b["message"]) == (k3, params["message"])
+        done = await retry(on_west, "buy", args, {k3: accept(value=False)}, s3)
+    assert text_of(done) == "declined (False)"
+    assert ran.counts == {"quote": 1, "pay": 1}
+
+
+@pytest.mark.parametrize("mode", ["legacy"])
+async def test_on_2025_11_25_each_step_runs_once(sdk: str, mode: str) -> None:
+    ran = Ran()
+    server = shop(sdk, MemoryStore(), ran)
+    answers = iter([{"value": "lamp"}, {"value": True}])
+
+    async def user(context: Any, params: Any) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content=next(answers))
+
+    async with Client(in_memory(server), elicitation_callback=user, mode=mode) as client:
+        result = await client.call_tool("buy", {})
+    assert text_of(result) == "bought lamp at 42: receipt-1"
+    assert ran.counts == {"quote": 1, "pay": 1}
+    assert ran.replays == [False]
+
+
+def test_results_round_trip_to_the_same_type() -> None:
+    when = dt.datetime(2026, 7, 28, 12, tzinfo=dt.timezone.utc)
+    value = {"q": [Quote("a", 1, when, Colour.RED)], "$odd": dt.date(2026, 1, 2), "n": None}
+    assert decode(encode("k", value)) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [pytest.param((1, 2), "tuple", id="tuple"), pytest.param({1: "a"}, "dict", id="int-keys")],
+)
+def test_a_value_without_a_json_round_trip_is_refused(value: object, name: str) -> None:
+    with pytest.raises(StepDefinitionError) as caught:
+        encode("quote", value)
+    assert str(caught.value).startswith(
+        f"Cannot record the result of step 'quote': {name} has no JSON round trip"
+    )
+
+
+async def test_an_unsupported_return_annotation_is_refused_before_fn_runs(sdk: str) -> None:
+    server: Any = MCPServer("s") if sdk == "mcp" else FastMCP("s")
+    elicitkit.install(server)
+    calls: list[int] = []
+
+    def pair() -> tuple[int, int]:
+        calls.append(1)
+        return (1, 2)
+
+    @server.tool()
+    async def go() -> str:
+        await step("pair", pair)
+        return "done"
+
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
+        result = await client.call_tool("go", {})
+    assert result.is_error
+    assert "Cannot record the result of step 'pair': tuple[int, int] has no JSON round trip" in (
+        text_of(result)
+    )
+    assert calls == []
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+async def test_a_step_that_asks_is_refused_on_every_era(sdk: str, mode: str, protocol: str) -> None:
+    server: Any = MCPServer("s") if sdk == "mcp" else FastMCP("s")
+    elicitkit.install(server)
+    calls: list[int] = []
+
+    async def sneaky() -> str:
+        calls.append(1)
+        answer = await ask(str, "Which card?")
+        return answer.content or ""
+
+    @server.tool()
+    async def go() -> str:
+        return await step("card", sneaky)
+
+    async with Client(in_memory(server), elicitation_callback=never_called, mode=mode) as client:
+        assert client.protocol_version == protocol
+        result = await client.call_tool("go", {})
+    assert result.is_error
+    assert text_of(result) == tool_error(
+        sdk,
+        "go",
+        "The step 'card' asked the user a question, which a step cannot do: its outcome is "
+        "recorded once, but a question ends the round before it. Ask before or after the step.",
+    )
+    assert calls == [1]

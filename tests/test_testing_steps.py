@@ -1,0 +1,99 @@
+"""The testing kit's step counters: `count_runs` on every era, `assert_steps_run_once`.
+
+Both run the real SDK client against real servers in memory: two servers of either SDK
+sharing one MemoryStore and one request-state key. The assertion is shown to fail when the
+store forgets step records (a fault injected in `AtMostOnce.claim_step`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer, RequestStateSecurity
+
+import elicitkit
+from elicitkit import ask, step
+from elicitkit._replay.once import AtMostOnce
+from elicitkit._replay.store import Claim
+from elicitkit.stores import MemoryStore, OutcomeStore
+from elicitkit.testing import ScriptedUser, accept, assert_steps_run_once, count_runs
+
+pytestmark = pytest.mark.anyio
+
+SECRET = secrets.token_bytes(32)
+
+
+def shop(sdk: str, store: OutcomeStore) -> Any:
+    security = RequestStateSecurity(keys=[SECRET])
+    server: Any = (
+        MCPServer("shop", request_state_security=security)
+        if sdk == "mcp"
+        else FastMCP("shop", request_state_security=security)
+    )
+    elicitkit.install(server, store=store)
+
+    def quote(item: str) -> int:
+        return len(item) * 10
+
+    async def charge(price: int) -> str:
+        return f"receipt for {price}"
+
+    @server.tool()
+    async def buy(item: str) -> str:
+        price = await step("quote", quote, item)
+        sure = await ask(bool, f"Pay {price}?")
+        if not sure.content:
+            return "Nothing paid."
+        receipt = await step("pay", charge, price)
+        city = await ask(str, "Ship to which city?")
+        return f"{receipt}, shipping to {city.unwrap()}"
+
+    return server
+
+
+def user() -> ScriptedUser:
+    return ScriptedUser(accept(value=True), accept(value="Oslo"))
+
+
+async def test_count_runs_reports_the_body_and_each_step_on_every_era(sdk: str) -> None:
+    runs = await count_runs(shop(sdk, MemoryStore()), "buy", {"item": "lamp"}, user=user)
+    assert [(r.protocol, r.body, dict(r.steps)) for r in runs] == [
+        ("2025-06-18", 1, {"quote": 1, "pay": 1}),
+        ("2025-11-25", 1, {"quote": 1, "pay": 1}),
+        ("2026-07-28", 3, {"quote": 1, "pay": 1}),  # the body once per round
+    ]
+    assert {r.result.content[0].text for r in runs} == {  # type: ignore[union-attr]
+        "receipt for 40, shipping to Oslo"
+    }
+
+
+async def test_assert_steps_run_once_passes_across_two_servers_sharing_a_store(sdk: str) -> None:
+    store = MemoryStore()
+    servers = [shop(sdk, store), shop(sdk, store)]
+    runs = await assert_steps_run_once(servers, "buy", {"item": "lamp"}, user=user())
+    assert runs.result.content[0].text == "receipt for 40, shipping to Oslo"  # type: ignore[union-attr]
+    assert dict(runs.steps) == {"quote": 1, "pay": 1}
+    # Round one once, rounds two and three twice; the final round's second send and the
+    # older state after the end are answered from the record.
+    assert runs.body == 4
+
+
+async def test_assert_steps_run_once_fails_when_step_records_are_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def forgetful(self: AtMostOnce, dialogue: str, key: str, token: str) -> Claim:
+        return Claim("claimed")
+
+    monkeypatch.setattr(AtMostOnce, "claim_step", forgetful)
+    store = MemoryStore()
+    servers = [shop("mcp", store), shop("mcp", store)]
+    with pytest.raises(AssertionError) as caught:
+        await assert_steps_run_once(servers, "buy", {"item": "lamp"}, user=user())
+    assert str(caught.value) == (
+        "The steps of 'buy' did not each run once across 3 rounds, each sent twice, and an "
+        "older state sent after the end: 'pay' 2 times. Check that the servers share one "
+        "store and one request-state key, and that each step's key is the same in every round."
+    )
