@@ -6,13 +6,16 @@ tests that take ``sdk`` run on both server SDKs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import secrets
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from redis.asyncio import Redis
 
 import elicitkit
 import elicitkit._compiler.compiled_forms
+from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
 from tests.sdks import SDKS
 from tests.spec_check import assert_spec_valid
 
@@ -45,6 +48,30 @@ def redis_url() -> Iterator[str]:
 
     with running_redis() as url:
         yield url
+
+
+StoreFactory = Callable[[], OutcomeStore]
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
+    """Makes stores that share one backend: one memory store, or one real redis-server."""
+    if request.param == "memory":
+        shared = MemoryStore()
+        yield lambda: shared
+        return
+    url = request.getfixturevalue("redis_url")
+    prefix = f"test:{secrets.token_hex(4)}:"
+    clients: list[Redis] = []
+
+    def make() -> OutcomeStore:
+        client = Redis.from_url(url)
+        clients.append(client)
+        return RedisStore(client, prefix=prefix)
+
+    yield make
+    for client in clients:
+        await client.aclose()
 
 
 @pytest.fixture(params=SDKS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -24,13 +24,13 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from redis.asyncio import Redis
 
 import elicitkit
 from elicitkit import ask
 from elicitkit._replay.once import BUSY, INTERRUPTED
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import MemoryStore, OutcomeStore
+from tests.conftest import StoreFactory
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import in_memory, tool_error
 
@@ -86,30 +86,6 @@ class Shop:
         chain = self.target.middleware  # the SDK server's own chain, on both SDKs
         (found,) = (m for m in chain if isinstance(m, ElicitkitMiddleware))
         return found
-
-
-StoreFactory = Callable[[], OutcomeStore]
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
-    """Makes stores that share one backend: one memory store, or one real redis-server."""
-    if request.param == "memory":
-        shared = MemoryStore()
-        yield lambda: shared
-        return
-    url = request.getfixturevalue("redis_url")
-    prefix = f"test:{secrets.token_hex(4)}:"
-    clients: list[Redis] = []
-
-    def make() -> OutcomeStore:
-        client = Redis.from_url(url)
-        clients.append(client)
-        return RedisStore(client, prefix=prefix)
-
-    yield make
-    for client in clients:
-        await client.aclose()
 
 
 async def rounds_to_the_end(client: Client) -> tuple[dict[str, Any], list[str], Any]:

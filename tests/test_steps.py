@@ -14,7 +14,6 @@ import datetime as dt
 import enum
 import secrets
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import mcp_types as types
@@ -22,13 +21,13 @@ import pytest
 from fastmcp import FastMCP
 from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
-from redis.asyncio import Redis
 
 import elicitkit
 from elicitkit import ask, replaying, step
 from elicitkit._runtime.step_values import decode, encode
 from elicitkit.errors import StepDefinitionError
-from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import MemoryStore, OutcomeStore
+from tests.conftest import StoreFactory
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import ERAS, in_memory, tool_error
 
@@ -97,30 +96,6 @@ def shop(sdk: str, store: OutcomeStore, ran: Ran) -> Any:
         return f"bought {offer.item} at {offer.price}: {receipt}"
 
     return server
-
-
-StoreFactory = Callable[[], OutcomeStore]
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
-    """Stores sharing one backend: one MemoryStore, or one real redis-server."""
-    if request.param == "memory":
-        shared = MemoryStore()
-        yield lambda: shared
-        return
-    url = request.getfixturevalue("redis_url")
-    prefix = f"steps:{secrets.token_hex(4)}:"
-    clients: list[Redis] = []
-
-    def make() -> OutcomeStore:
-        client = Redis.from_url(url)
-        clients.append(client)
-        return RedisStore(client, prefix=prefix)
-
-    yield make
-    for client in clients:
-        await client.aclose()
 
 
 async def test_each_step_runs_once_across_two_servers_resends_and_older_states(

@@ -212,6 +212,9 @@ class FormSpec:
         shape: How an answer becomes an instance of ``tp``.
         fields: The fields, in declaration order.
         message: The default message set with ``@form(message=...)``, if any.
+        stem: What a question's default key is made from: the name without the metadata
+            of an ``Annotated`` one-field form (a one-liner's ``FormField`` title is not
+            what it asks for: ``Literal['s', 'm']``, not ``Annotated[Literal[...], ...]``).
     """
 
     name: str
@@ -219,3 +222,4 @@ class FormSpec:
     shape: Shape
     fields: tuple[FieldSpec, ...]
     message: str | None = None
+    stem: str = ""

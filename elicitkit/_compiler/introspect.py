@@ -38,7 +38,7 @@ from elicitkit._compiler.form_spec import (
 from elicitkit._compiler.names import humanise, styled_title
 from elicitkit._compiler.nesting import flatten_group
 from elicitkit._compiler.prefill import wire_default
-from elicitkit._compiler.type_hints import type_name, unwrap
+from elicitkit._compiler.type_hints import type_name, unwrap, without_metadata
 from elicitkit._compiler.wire_formats import has_surrogate, sendable_text
 from elicitkit.errors import FormDefinitionError
 
@@ -117,7 +117,14 @@ def inspect_form(
             "bool to confirm."
         )
     _check_unique_keys(name, fields)
-    return FormSpec(name=name, tp=tp, shape=shape, fields=tuple(fields), message=_sendable(message))
+    return FormSpec(
+        name=name,
+        tp=tp,
+        shape=shape,
+        fields=tuple(fields),
+        message=_sendable(message),
+        stem=name,
+    )
 
 
 def class_style(tp: Any) -> FormStyle | None:
@@ -156,7 +163,12 @@ def _scalar_form(tp: Any, message: str | None) -> FormSpec:
     )
     spec = _build_field(source, form=name, style=NO_STYLE, scalar=True)
     return FormSpec(
-        name=name, tp=tp, shape=Shape.SCALAR, fields=(spec,), message=_sendable(message)
+        name=name,
+        tp=tp,
+        shape=Shape.SCALAR,
+        fields=(spec,),
+        message=_sendable(message),
+        stem=type_name(without_metadata(tp)),
     )
 
 

@@ -167,6 +167,13 @@ def unwrap(
             return Unwrapped(core=tp, optional=optional, settings=settings)
 
 
+def without_metadata(tp: Any) -> Any:
+    """``tp`` without the metadata of its outer ``Annotated`` layers."""
+    while typing.get_origin(tp) is typing.Annotated or _named(typing.get_origin(tp), "Annotated"):
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
 def _is_typing_alias_type(tp: Any) -> bool:
     alias_type = getattr(typing, "TypeAliasType", None)  # Python 3.12+ `type X = ...`
     return alias_type is not None and isinstance(tp, alias_type)

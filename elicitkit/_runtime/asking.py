@@ -15,6 +15,7 @@ from elicitkit._compiler.prepared_form import PreparedForm, question_digest
 from elicitkit._lru import Lru
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
 from elicitkit._runtime.context import (
+    READABLE_KEY,
     Channel,
     ToolRun,
     asked_in_step,
@@ -442,11 +443,11 @@ def _prepare(
 def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
     """The question's key: ``key`` checked, or the next default for this form."""
     if key is None:
-        slug = _SLUGS.get(spec.name) or _SLUGS.put(spec.name, _slug(spec.name))
+        slug = _SLUGS.get(spec.stem) or _SLUGS.put(spec.stem, _slug(spec.stem))
         number = run.defaults.get(slug, 0) + 1
         run.defaults[slug] = number
         key = f"{slug}#{number}"  # '#' is not allowed in explicit keys: no collision
-    elif not _KEY.fullmatch(key):
+    elif not READABLE_KEY.fullmatch(key):
         raise FormDefinitionError(
             f"Cannot use {key!r} as the key of a question to {spec.name}: a key is 1 to 64 "
             "letters, digits, '_', '-' or '.'. Choose a key like 'user_name'."
@@ -462,36 +463,14 @@ def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
 
 def _slug(name: str) -> str:
     """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
-    snake = _CAMEL.sub("_", _without_metadata(name)).lower()
+    snake = _CAMEL.sub("_", name).lower()
     return _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
 
 
-def _without_metadata(name: str) -> str:
-    """``Annotated[Literal['s', 'm'], FormField(...)]`` -> ``Literal['s', 'm']``.
-
-    The metadata (a one-liner's ``FormField`` title) is not what the form asks for, and
-    would make the key long and unreadable (``annotated_literal_s_m_form_field_title_a``).
-    """
-    prefix = "Annotated["
-    if not name.startswith(prefix):
-        return name
-    depth = 0
-    for index in range(len(prefix), len(name)):
-        character = name[index]
-        if character in "[(":
-            depth += 1
-        elif character in "])":
-            depth -= 1
-        elif character == "," and depth == 0:
-            return name[len(prefix) : index]
-    return name
-
-
-# Form name -> slug; bounded, since form types made per call may each have a new name.
+# Form stem -> slug; bounded, since form types made per call may each have a new name.
 _SLUGS: Lru[str, str] = Lru(1024)
 
 
-_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -183,6 +184,11 @@ class ToolRun:
             self._refusal = (None if self.refuses is None else self.refuses(),)
         return self._refusal[0]
 
+
+# What an explicit key of a question or a step may be: it names the answer or the outcome
+# on the wire and in the store, the same in every round. '#' and '~' stay free for the
+# default keys (``address#1``) and re-asks (``address#1~1``).
+READABLE_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")
 # The key of the durable step whose function is running in this context, so ask() can refuse

@@ -133,7 +133,7 @@ class RedisCompletions(HoldsRoutes):
             return False  # unknown, expired, or another call completed it first
         channel = owner.decode() if isinstance(owner, bytes) else str(owner)
         if channel == self._channel:
-            return await self._notify(elicitation_id)
+            return await self._deliver(elicitation_id)
         receivers: int = await self._redis.publish(channel, elicitation_id)
         return receivers > 0
 
@@ -148,16 +148,6 @@ class RedisCompletions(HoldsRoutes):
         if pubsub is not None:
             await pubsub.aclose()
         self._table = RouteTable(self._table.max_routes, self._table.max_per_session)
-
-    async def _notify(self, elicitation_id: str) -> bool:
-        notify = self._table.take(elicitation_id)
-        if notify is None:
-            return False
-        try:
-            await notify()
-        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
-            return False
-        return True
 
     async def _session_ended(self, session: AskingSession) -> None:
         ids = self._table.drop_session(session)
@@ -195,6 +185,6 @@ class RedisCompletions(HoldsRoutes):
                     continue
                 data = message.get("data")
                 elicitation_id = data.decode() if isinstance(data, bytes) else str(data)
-                await self._notify(elicitation_id)
+                await self._deliver(elicitation_id)
         except Exception:  # noqa: BLE001  (connection lost: the next register() listens again)
             return

@@ -24,8 +24,12 @@ import dataclasses
 import datetime as dt
 import enum
 import importlib
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+if TYPE_CHECKING:
+    import pydantic
+
+from elicitkit._compiler.field_sources import is_dataclass_type, is_pydantic_model, is_struct
 from elicitkit._compiler.type_hints import type_name
 from elicitkit.errors import StepDefinitionError
 
@@ -34,14 +38,7 @@ _TAGS = ("$date", "$datetime", "$enum", "$dc", "$pd", "$ms", "$m")
 
 def is_record(tp: Any) -> bool:
     """Whether ``tp`` is a dataclass, a pydantic model or a msgspec Struct class."""
-    if not isinstance(tp, type):
-        return False
-    if dataclasses.is_dataclass(tp):
-        return True
-    import msgspec  # noqa: PLC0415  (imported on first use: most tools have no steps)
-    import pydantic  # noqa: PLC0415
-
-    return issubclass(tp, pydantic.BaseModel | msgspec.Struct)
+    return is_dataclass_type(tp) or is_pydantic_model(tp) or is_struct(tp)
 
 
 def unsupported(step: str, tp: Any) -> StepDefinitionError:
@@ -81,12 +78,11 @@ def encode(step: str, value: object) -> Any:
     if dataclasses.is_dataclass(kind):
         fields = {f.name: encode(step, getattr(value, f.name)) for f in dataclasses.fields(kind)}
         return {"$dc": _path(value), "v": fields}
-    import msgspec  # noqa: PLC0415
-    import pydantic  # noqa: PLC0415
+    if is_pydantic_model(kind):
+        return {"$pd": _path(value), "v": cast("pydantic.BaseModel", value).model_dump(mode="json")}
+    if is_struct(kind):
+        import msgspec  # noqa: PLC0415  (loaded already: value is a Struct)
 
-    if isinstance(value, pydantic.BaseModel):
-        return {"$pd": _path(value), "v": value.model_dump(mode="json")}
-    if isinstance(value, msgspec.Struct):
         return {"$ms": _path(value), "v": msgspec.to_builtins(value)}
     raise unsupported(step, kind)
 
@@ -118,14 +114,17 @@ def decode(data: object) -> Any:
             if name not in init:
                 object.__setattr__(made, name, decode(item))
         return made
-    import msgspec  # noqa: PLC0415
-    import pydantic  # noqa: PLC0415
-
-    if tag == "$pd" and issubclass(cls, pydantic.BaseModel):
+    if tag == "$pd" and is_pydantic_model(cls):
         return cls.model_validate(value)
-    if tag == "$ms" and issubclass(cls, msgspec.Struct):
+    if tag == "$ms" and is_struct(cls):
+        import msgspec  # noqa: PLC0415  (loaded already: cls is a Struct)
+
         return msgspec.convert(value, type=cls)
-    raise TypeError(f"The recorded step value names {fields[tag]!r}, which is not a {tag} type.")
+    raise TypeError(
+        f"The recorded step value names {fields[tag]!r}, which is no longer a {tag} type "
+        "(the class changed since the step was recorded), so the step's result cannot be "
+        "rebuilt. Start the call afresh without requestState."
+    )
 
 
 def _path(value: object) -> str:

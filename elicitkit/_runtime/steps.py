@@ -36,7 +36,6 @@ import functools
 import hashlib
 import inspect
 import json
-import re
 import secrets
 import sys
 from collections.abc import Awaitable, Callable
@@ -50,6 +49,7 @@ from elicitkit._lru import Lru
 from elicitkit._replay.once import StoreUnavailable
 from elicitkit._replay.state import CarriedStep, NeedInput
 from elicitkit._runtime.context import (
+    READABLE_KEY,
     StepBook,
     ToolRun,
     asked_in_step,
@@ -68,7 +68,6 @@ from elicitkit.errors import (
 
 T = TypeVar("T")
 
-_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 # Who is told each time a step's function or a tool body actually runs: the testing kit
 # counts them (elicitkit.testing.count_runs). Events are ("step", key) and ("body", target).
@@ -253,7 +252,7 @@ def _current_run() -> ToolRun:
 
 
 def _check_key(run: ToolRun, key: str) -> None:
-    if not _KEY.fullmatch(key):
+    if not READABLE_KEY.fullmatch(key):
         raise _surface(
             run,
             StepError(

@@ -206,6 +206,17 @@ class HoldsRoutes:
         self._table.sweep(time.monotonic())
         return len(self._table)
 
+    async def _deliver(self, elicitation_id: str) -> bool:
+        """Take the route held here and notify its session: whether the session was told."""
+        notify = self._table.take(elicitation_id)
+        if notify is None:
+            return False
+        try:
+            await notify()
+        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
+            return False
+        return True
+
 
 class LocalCompletions(HoldsRoutes):
     """A `CompletionRouter` for a server that runs as one process (the default).
@@ -247,14 +258,7 @@ class LocalCompletions(HoldsRoutes):
 
     async def complete(self, elicitation_id: str) -> bool:
         """Notify the asking session once (see `CompletionRouter.complete`)."""
-        notify = self._table.take(elicitation_id)
-        if notify is None:
-            return False
-        try:
-            await notify()
-        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
-            return False
-        return True
+        return await self._deliver(elicitation_id)
 
     async def _session_ended(self, session: AskingSession) -> None:
         self._table.drop_session(session)
