@@ -20,7 +20,7 @@ from elicitkit._runtime.context import (
     ToolRun,
     asked_in_step,
     current_run,
-    outside_a_call,
+    no_call,
     running_step,
 )
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
@@ -383,7 +383,7 @@ def _current_run() -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(outside_a_call("ask()")) from None
+        raise no_call("ask()") from None
     step = running_step.get()
     if step is not None:  # on every era: on 2025 it would work, on 2026-07-28 it could not
         raise run.channel.surface(StepError(asked_in_step(step)))

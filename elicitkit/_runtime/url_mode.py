@@ -51,7 +51,7 @@ from elicitkit._runtime.context import (
     Notify,
     ToolRun,
     current_run,
-    outside_a_call,
+    no_call,
 )
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, ElicitResultTyped
@@ -536,7 +536,7 @@ def _url_run() -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(outside_a_call("ask_url()")) from None
+        raise no_call("ask_url()") from None
     channel = run.channel
     if channel.protocol not in ("2025-11-25", "2026-07-28"):
         raise channel.surface(
