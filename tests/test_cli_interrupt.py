@@ -35,12 +35,27 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_an_interrupt_while_the_cli_imports_the_package_is_one_line() -> None:
-    # What `python -m elicitkit demo` looks like to the package while it imports.
+@pytest.mark.parametrize(
+    "started",
+    [
+        # What `python -m elicitkit demo` looks like to the package while it imports.
+        pytest.param(
+            'sys.orig_argv = [sys.executable, "-X", "utf8", "-m", "elicitkit", "demo"]',
+            id="python-m",
+        ),
+        # The console script: `from elicitkit.cli.main import main` in bin/elicitkit.
+        pytest.param(
+            'sys.orig_argv = [sys.executable, "/venv/bin/elicitkit", "demo"]; '
+            'sys.argv = ["/venv/bin/elicitkit", "demo"]',
+            id="console-script",
+        ),
+    ],
+)
+def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(started: str) -> None:
     done = run_python(
-        """
+        f"""
         import sys
-        sys.orig_argv = [sys.executable, "-m", "elicitkit", "demo"]
+        {started}
         import elicitkit
         raise KeyboardInterrupt
         """

@@ -38,9 +38,10 @@ TIMEOUT = 30.0
 # tool -> the function its error names
 ASKS = {
     "greet": "ask()",
-    "confirm_it": "ask()",  # the one-liners ask through ask()
-    "choose_it": "ask()",
-    "both": "ask()",  # ask_all
+    "confirm_it": "confirm()",  # a one-liner is named, though it asks through ask()
+    "choose_it": "choose()",
+    "text_it": "ask_text()",
+    "both": "ask_all()",
     "act": "step()",
     "link": "ask_url()",
 }

@@ -242,6 +242,15 @@ def no_call(function: str) -> ElicitError:
     return _without_a_call(ElicitError(outside_a_call(function)))
 
 
+def require_call(function: str) -> None:
+    """Raise `no_call`'s error for ``function`` (a one-liner) if it runs outside a call.
+
+    The one-liners ask through ``ask()``; checked first, the error names the one called.
+    """
+    if current_run.get(None) is None:
+        raise no_call(function)
+
+
 def _as_it_is(error: ElicitError) -> ElicitError:
     return error
 

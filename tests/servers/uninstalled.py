@@ -16,7 +16,7 @@ from typing import Any
 from fastmcp import FastMCP
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import ask, ask_all, choose, confirm, step
+from elicitkit import ask, ask_all, ask_text, choose, confirm, step
 from elicitkit.url import ask_url
 
 
@@ -31,11 +31,15 @@ async def _greet() -> str:
 
 
 async def _confirm() -> str:
-    return str((await confirm("Go on?")).content)
+    return str(await confirm("Go on?"))
 
 
 async def _choose() -> str:
-    return str((await choose("Colour?", ["red", "blue"])).content)
+    return str(await choose("Colour?", ["red", "blue"]))
+
+
+async def _text() -> str:
+    return str(await ask_text("Nickname?"))
 
 
 async def _both() -> str:
@@ -58,6 +62,7 @@ TOOLS = {
     "greet": _greet,
     "confirm_it": _confirm,
     "choose_it": _choose,
+    "text_it": _text,
     "both": _both,
     "act": _act,
     "link": _link,
