@@ -343,3 +343,40 @@ def test_demo_shows_the_schema_only_with_the_flag(spawn: list[pexpect.spawn]) ->
     seen, status = finish(child)
     assert "Traceback" not in seen
     assert status == 0
+
+
+def test_the_help_try_example_works_outside_a_checkout(
+    spawn: list[pexpect.spawn], tmp_path: Path
+) -> None:
+    """`elicitkit --help`'s try example, with the demo server a wheel ships, from elsewhere."""
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "elicitkit", "try", f"{sys.executable} -m elicitkit.cli.demo_server",
+         "--tool", "ship", "--args", '{"item": "a kettle"}'],
+        cwd=str(tmp_path),
+        env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONPATH": str(REPO)},
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(50, 200),
+    )  # fmt: skip
+    child.logfile_read = io.StringIO()
+    spawn.append(child)
+    child.expect("Where should we ship your order?")
+    child.expect("fill in")
+    child.send("y")
+    for field, value in [
+        ("Name:", "Ada"),
+        ("Street:", "1 Main St"),
+        ("City:", "Oslo"),
+        ("Zip code:", "0150"),
+        ("Speed:", "2"),  # replaces the shown default: express
+        ("Floor:", ""),
+    ]:
+        child.expect(field)
+        child.send(value + ENTER)
+    child.expect(r"Ship a kettle to Oslo \(express\)\?")
+    child.send("y")  # one key
+    seen, status = finish(child)
+    assert "<- result: Shipped a kettle." in seen
+    assert "speed=<Speed.EXPRESS: 'express'>" in seen
+    assert status == 0
