@@ -27,6 +27,7 @@ from elicitkit import ask, replaying, step
 from elicitkit._runtime.step_values import decode, encode
 from elicitkit.errors import StepDefinitionError
 from elicitkit.stores import MemoryStore, OutcomeStore
+from elicitkit.url import ask_url, require_url
 from tests.conftest import StoreFactory
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import ERAS, in_memory, tool_error
@@ -233,5 +234,40 @@ async def test_a_step_that_asks_is_refused_on_every_era(sdk: str, mode: str, pro
         "go",
         "The step 'card' asked the user a question, which a step cannot do: its outcome is "
         "recorded once, but a question ends the round before it. Ask before or after the step.",
+    )
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("function", ["ask_url", "require_url"])
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+async def test_a_step_that_sends_the_user_to_a_page_is_refused_on_every_era(
+    sdk: str, mode: str, protocol: str, function: str
+) -> None:
+    server: Any = MCPServer("s") if sdk == "mcp" else FastMCP("s")
+    elicitkit.install(server)
+    calls: list[int] = []
+
+    async def pay_on_page() -> str:
+        calls.append(1)
+        if function == "require_url":
+            await require_url("Pay on our page", "https://pay.example/checkout")
+        answer = await ask_url("Pay on our page", "https://pay.example/checkout")
+        return answer.action
+
+    @server.tool()
+    async def go() -> str:
+        return await step("pay", pay_on_page)
+
+    # never_called fails the test if the URL question reaches the client on 2025-11-25.
+    async with Client(in_memory(server), elicitation_callback=never_called, mode=mode) as client:
+        assert client.protocol_version == protocol
+        result = await client.call_tool("go", {})
+    assert result.is_error
+    assert text_of(result) == tool_error(
+        sdk,
+        "go",
+        f"The step 'pay' called {function}() to send the user to a page, which a step cannot "
+        "do: its outcome is recorded once, but a question ends the round before it. Send the "
+        "user to the page before or after the step.",
     )
     assert calls == [1]

@@ -207,6 +207,15 @@ def asked_in_step(key: str) -> str:
     )
 
 
+def sent_to_url_in_step(key: str, function: str) -> str:
+    """Why ``ask_url()`` or ``require_url()`` (``function``) cannot run inside step ``key``."""
+    return (
+        f"The step {key!r} called {function} to send the user to a page, which a step cannot "
+        "do: its outcome is recorded once, but a question ends the round before it. Send the "
+        "user to the page before or after the step."
+    )
+
+
 # Set by an integration for a call that reaches a server elicitkit is installed on only
 # through a server it is not installed on (fastmcp's mount()): the installed server's name.
 reached_through_uninstalled: contextvars.ContextVar[str] = contextvars.ContextVar(
