@@ -16,14 +16,17 @@ import secrets
 from collections import Counter
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from fastmcp import FastMCP
 from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
+from mcp.shared.exceptions import MCPError
 
 import elicitkit
 from elicitkit import ask, replaying, step
+from elicitkit._replay.once import INTERRUPTED
 from elicitkit._runtime.step_values import decode, encode
 from elicitkit.errors import StepDefinitionError
 from elicitkit.stores import MemoryStore, OutcomeStore
@@ -271,3 +274,39 @@ async def test_a_step_that_sends_the_user_to_a_page_is_refused_on_every_era(
         "user to the page before or after the step.",
     )
     assert calls == [1]
+
+
+@pytest.mark.parametrize("retry_safe", [True, False], ids=["retry-safe", "not-retry-safe"])
+async def test_a_round_cancelled_inside_a_step_reruns_it_only_if_retry_safe(
+    sdk: str, stores: StoreFactory, retry_safe: bool
+) -> None:
+    server: Any = shop(sdk, stores(), Ran())
+    charges: list[str] = []
+
+    async def charge(amount: int) -> str:
+        charges.append(f"{amount}")
+        if len(charges) == 1:
+            await anyio.sleep(5)  # the client cancels while this runs
+        return f"receipt-{len(charges)}"
+
+    @server.tool()
+    async def pay(amount: int) -> str:
+        await ask(bool, f"Pay {amount}?", key="confirm")
+        receipt = await step("charge", charge, amount, retry_safe=retry_safe)
+        return f"paid: {receipt}"
+
+    args = {"amount": 10}
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "pay", args))
+        final = {key: accept(value=True)}
+        with anyio.move_on_after(0.3):
+            await retry(client, "pay", args, final, state)
+        if retry_safe:
+            again = await retry(client, "pay", args, final, state)
+            resent = await retry(client, "pay", args, final, state)
+            assert text_of(again) == text_of(resent) == "paid: receipt-2"
+        else:
+            with pytest.raises(MCPError) as raised:
+                await retry(client, "pay", args, final, state)
+            assert raised.value.error.message == INTERRUPTED
+    assert charges == (["10", "10"] if retry_safe else ["10"])

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from elicitkit._replay.once import RoundLease
 from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
 from elicitkit.errors import ElicitError, FormDefinitionError
@@ -157,7 +158,9 @@ class ToolRun:
             default (`elicitkit.url.use_completions`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         step_keys: The step keys used so far in this run.
-        in_safe_step: A step marked ``retry_safe`` is running right now.
+        lease: The lease a later round holds on its dialogue (2026-07-28), which a step
+            marked ``retry_safe`` marks while its function runs; ``None`` in round one and
+            on 2025 eras.
     """
 
     channel: Channel
@@ -169,7 +172,7 @@ class ToolRun:
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=set[str])
-    in_safe_step: bool = False
+    lease: RoundLease | None = None
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property

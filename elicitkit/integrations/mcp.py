@@ -46,7 +46,7 @@ from pydantic import BaseModel, ValidationError
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.limits import ReplayLimits
-from elicitkit._replay.once import AtMostOnce
+from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
@@ -299,12 +299,9 @@ class ElicitkitMiddleware:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
                 return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
+            run.lease = RoundLease(self.once, replay.dialogue)
             return await self.once.run(
-                replay.dialogue,
-                round_,
-                _OUTCOMES[ctx.method],
-                known=replay.known,
-                safe_to_retry=lambda: run.in_safe_step,
+                replay.dialogue, round_, _OUTCOMES[ctx.method], known=replay.known, lease=run.lease
             )
         finally:
             current_run.reset(token)
