@@ -158,6 +158,8 @@ class ToolRun:
             default (`elicitkit.url.use_completions`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         step_keys: The step keys used so far in this run.
+        call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
+            while the kit counts runs (`elicitkit._runtime.steps.observers`).
         lease: The lease a later round holds on its dialogue (2026-07-28), which a step
             marked ``retry_safe`` marks while its function runs; ``None`` in round one and
             on 2025 eras.
@@ -173,6 +175,7 @@ class ToolRun:
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=set[str])
     lease: RoundLease | None = None
+    call_tag: str | None = None
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property

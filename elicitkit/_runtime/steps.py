@@ -74,14 +74,17 @@ T = TypeVar("T")
 
 
 # Who is told each time a step's function or a tool body actually runs: the testing kit
-# counts them (elicitkit.testing.count_runs). Events are ("step", key) and ("body", target).
-observers: list[Callable[[str, str], None]] = []
+# counts them (elicitkit.testing.count_runs). Events are ("step", key, call) and ("body",
+# target, call), where ``call`` is the request's ``_meta`` value under CALL_TAG (ToolRun.
+# call_tag), so that counts are per call even while other calls run in the process.
+observers: list[Callable[[str, str, str | None], None]] = []
+CALL_TAG = "elicitkit/counted-call"
 
 
-def observe(event: str, name: str) -> None:
-    """Tell the observers that ``name`` (a step key or a tool) ran for real."""
+def observe(event: str, name: str, call: str | None) -> None:
+    """Tell the observers that ``name`` (a step key or a tool) ran for real in ``call``."""
     for observer in observers:
-        observer(event, name)
+        observer(event, name, call)
 
 
 @overload
@@ -231,7 +234,8 @@ def replaying() -> bool:
 async def _call(
     run: ToolRun, key: str, fn: Callable[..., Any], args: Any, kwargs: dict[str, Any]
 ) -> Any:
-    observe("step", key)
+    if observers:
+        observe("step", key, run.call_tag)
     # Seen by ask() in fn's task and in the worker thread (which copies this context).
     inside = running_step.set(key)
     try:
