@@ -497,7 +497,15 @@ class RoundLease:
         self.token = secrets.token_urlsafe(8)
         self.inside_safe_step = False
         self._once = once
-        self._turns = anyio.Lock()
+        # Made on first use: most rounds never renew nor enter a retry_safe step, and a
+        # lock costs about 4 µs to make (benchmarks/README.md weighs single microseconds).
+        self._lock: anyio.Lock | None = None
+
+    @property
+    def _turns(self) -> anyio.Lock:
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        return self._lock
 
     async def renew(self) -> bool:
         """Extend the lease, marked or not; False if the round no longer holds it.
