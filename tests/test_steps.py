@@ -310,3 +310,48 @@ async def test_a_round_cancelled_inside_a_step_reruns_it_only_if_retry_safe(
                 await retry(client, "pay", args, final, state)
             assert raised.value.error.message == INTERRUPTED
     assert charges == (["10", "10"] if retry_safe else ["10"])
+
+
+class UnmarkFails(MemoryStore):
+    """A store that marks a lease inside a retry_safe step but fails to lift the mark."""
+
+    async def hold(
+        self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
+    ) -> bool:
+        if not retry_safe:
+            raise ConnectionError("the store went away")
+        return await super().hold(dialogue, token, retry_safe=retry_safe, lease=lease, keep=keep)
+
+
+async def test_a_round_that_cannot_lift_the_retry_safe_mark_stops_after_the_step(
+    sdk: str,
+) -> None:
+    """Marked, a crash later in the round would let the next round run its later code again."""
+    server: Any = shop(sdk, UnmarkFails(), Ran())
+    ran: list[str] = []
+
+    def reserve() -> int:
+        ran.append("reserve")
+        return 7
+
+    @server.tool()
+    async def book() -> str:
+        await ask(bool, "Book?", key="sure")
+        seat = await step("reserve", reserve, retry_safe=True)
+        ran.append("after")
+        return f"seat {seat}"
+
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "book", {}))
+        result = await retry(client, "book", {}, {key: accept(value=True)}, state)
+    assert isinstance(result, types.CallToolResult)
+    assert result.is_error
+    assert text_of(result) == tool_error(
+        sdk,
+        "book",
+        "The step 'reserve' ran and its outcome was recorded, but the store could not be told "
+        "that the call left this retry_safe step, so the call stops here rather than let a "
+        "crash after it run its later code again. Send the same request again in a little "
+        "while.",
+    )
+    assert ran == ["reserve"]
