@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from elicitkit._replay.once import RoundLease
 from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
 from elicitkit.errors import ElicitError, FormDefinitionError
@@ -157,7 +158,11 @@ class ToolRun:
             default (`elicitkit.url.use_completions`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         step_keys: The step keys used so far in this run.
-        in_safe_step: A step marked ``retry_safe`` is running right now.
+        call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
+            while the kit counts runs (`elicitkit._runtime.steps.observers`).
+        lease: The lease a later round holds on its dialogue (2026-07-28), which a step
+            marked ``retry_safe`` marks while its function runs; ``None`` in round one and
+            on 2025 eras.
     """
 
     channel: Channel
@@ -169,7 +174,8 @@ class ToolRun:
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=set[str])
-    in_safe_step: bool = False
+    lease: RoundLease | None = None
+    call_tag: str | None = None
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -204,6 +210,15 @@ def asked_in_step(key: str) -> str:
     return (
         f"The step {key!r} asked the user a question, which a step cannot do: its outcome is "
         "recorded once, but a question ends the round before it. Ask before or after the step."
+    )
+
+
+def sent_to_url_in_step(key: str, function: str) -> str:
+    """Why ``ask_url()`` or ``require_url()`` (``function``) cannot run inside step ``key``."""
+    return (
+        f"The step {key!r} called {function} to send the user to a page, which a step cannot "
+        "do: its outcome is recorded once, but a question ends the round before it. Send the "
+        "user to the page before or after the step."
     )
 
 

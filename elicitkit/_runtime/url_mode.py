@@ -52,6 +52,8 @@ from elicitkit._runtime.context import (
     ToolRun,
     current_run,
     no_call,
+    running_step,
+    sent_to_url_in_step,
 )
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, ElicitResultTyped
@@ -60,6 +62,7 @@ from elicitkit.errors import (
     ElicitationUnsupported,
     ElicitError,
     FormDefinitionError,
+    StepError,
     TooManyOpenUrls,
 )
 
@@ -418,7 +421,7 @@ async def ask_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
-    run = _url_run()
+    run = _url_run("ask_url()")
     if run.replay is not None:
         return await _asked_by_replay(
             run, run.replay, message, url, completed=completed, key=key, timeout=timeout
@@ -487,7 +490,7 @@ async def require_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     check_url(url)
-    run = _url_run()
+    run = _url_run("require_url()")
     channel = run.channel
     if run.replay is not None:
         # Asked afresh every time: the user comes back here only if the page is not done.
@@ -532,12 +535,15 @@ async def _drop(router: CompletionRouter, eid: str) -> None:
         await router.drop(eid)
 
 
-def _url_run() -> ToolRun:
+def _url_run(function: str) -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise no_call("ask_url()") from None
+        raise no_call(function) from None
     channel = run.channel
+    step = running_step.get()
+    if step is not None:  # on every era, before anything is sent: as ask() (asking.py)
+        raise channel.surface(StepError(sent_to_url_in_step(step, function)))
     if channel.protocol not in ("2025-11-25", "2026-07-28"):
         raise channel.surface(
             ElicitationUnsupported(

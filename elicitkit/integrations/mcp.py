@@ -46,11 +46,11 @@ from pydantic import BaseModel, ValidationError
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.limits import ReplayLimits
-from elicitkit._replay.once import AtMostOnce
+from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
-from elicitkit._runtime.steps import observe, observers
+from elicitkit._runtime.steps import CALL_TAG, observe, observers
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit._runtime.url_mode import installed_with
 from elicitkit.errors import (
@@ -289,6 +289,7 @@ class ElicitkitMiddleware:
             target=_target(ctx),
             completions=self.router,
             steps=self.once if modern else None,
+            call_tag=_call_tag(params) if observers else None,
         )
         token = current_run.set(run)
         try:
@@ -299,12 +300,9 @@ class ElicitkitMiddleware:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
                 return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
+            run.lease = RoundLease(self.once, replay.dialogue)
             return await self.once.run(
-                replay.dialogue,
-                round_,
-                _OUTCOMES[ctx.method],
-                known=replay.known,
-                safe_to_retry=lambda: run.in_safe_step,
+                replay.dialogue, round_, _OUTCOMES[ctx.method], known=replay.known, lease=run.lease
             )
         finally:
             current_run.reset(token)
@@ -314,7 +312,7 @@ class ElicitkitMiddleware:
     ) -> HandlerResult:
         """Run the handler; turn its question(s) into an ``InputRequiredResult``."""
         if observers:  # the testing kit counts the rounds that run the body
-            observe("body", _target(ctx))
+            observe("body", _target(ctx), current_run.get().call_tag)
         try:
             return await call_next(ctx)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
@@ -348,6 +346,13 @@ def _resolve_refusal(server: MCPServer[Any], ctx: ServerRequestContext[Any, Any]
         "and over. Ask every question with ask() or ask_all() in the tool body, or only "
         "with Resolve(...)."
     )
+
+
+def _call_tag(params: Mapping[str, Any]) -> str | None:
+    """The testing kit's tag of this call, from the request's ``_meta``, or ``None``."""
+    meta: object = params.get("_meta")
+    tag = cast("dict[str, object]", meta).get(CALL_TAG) if isinstance(meta, dict) else None
+    return tag if isinstance(tag, str) else None
 
 
 def _target(ctx: ServerRequestContext[Any, Any]) -> str:
