@@ -11,6 +11,14 @@ The root holds what a tool author types daily. The rest lives in public submodul
 pytest plugin).
 """
 
+# ruff: noqa: E402  (one call comes before the imports: see below)
+
+from elicitkit._interrupt import quiet_when_interrupted_at_start
+
+# First, before the imports below take their fifth of a second: a Ctrl-C in that moment of
+# `python -m elicitkit demo` leaves with one line (only when this process is the CLI).
+quiet_when_interrupted_at_start()
+
 from elicitkit._compiler.markers import Email, FormField, Uri
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._replay.limits import ReplayLimits

@@ -1,13 +1,16 @@
 """Suite-wide fixtures.
 
 Every schema the suite renders is checked against the official grammar of its version, and
-tests that take ``sdk`` run on both server SDKs.
+tests that take ``sdk`` run on both server SDKs. Tests of a module that starts real
+processes carry the ``processes`` marker, which the contributor's quick loop leaves out.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +23,23 @@ from tests.sdks import SDKS
 from tests.spec_check import assert_spec_valid
 
 _seen: list[tuple[dict[str, Any], str]] = []
+
+# What a test module that starts real processes uses: servers over stdio (the SDK's or
+# fastmcp's transport, or its own pipes), over HTTP in another process, a pseudo-terminal,
+# a subprocess of any kind (a wheel build, a fresh interpreter). Read from the source, so a
+# new module is marked without a list to keep up to date.
+_STARTS_PROCESSES = re.compile(r"\b(subprocess|pexpect|stdio_client|StdioTransport|listening)\b")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test of a module that starts processes with ``processes``."""
+    starts: dict[Path, bool] = {}
+    for item in items:
+        path = Path(item.path)
+        if path not in starts:
+            starts[path] = bool(_STARTS_PROCESSES.search(path.read_text(encoding="utf-8")))
+        if starts[path]:
+            item.add_marker(pytest.mark.processes)
 
 
 @pytest.fixture(autouse=True)

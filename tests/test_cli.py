@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,35 @@ def test_help_lists_every_command_with_an_example() -> None:
     for command in ("demo", "schema", "check", "try"):
         assert f"\n    {command} " in done.stdout
         assert f"elicitkit {command}" in done.stdout
+
+
+def test_help_examples_need_no_checkout(tmp_path: Path) -> None:
+    """A wheel has no examples/: the examples that run use the demo server it ships."""
+    done = run("--help")
+    assert "examples/" not in done.stdout
+    assert "elicitkit schema elicitkit.cli.demo_server:ShippingAddress --protocol 2025-06-18" in (
+        done.stdout
+    )
+    # Run from a directory without the checkout's files, as after `pip install elicitkit`.
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    schema = subprocess.run(
+        [sys.executable, "-m", "elicitkit", "schema",
+         "elicitkit.cli.demo_server:ShippingAddress", "--protocol", "2025-06-18"],
+        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert schema.returncode == 0, schema.stderr
+    assert json.loads(schema.stdout)["properties"]["speed"]["enumNames"] == [
+        "Standard (3-5 days)",
+        "Express (next day)",
+    ]
+    demo_server = f"{sys.executable} -m elicitkit.cli.demo_server"
+    listed = subprocess.run(
+        [sys.executable, "-m", "elicitkit", "try", demo_server],
+        capture_output=True, text=True, timeout=60, check=False, cwd=tmp_path, env=env,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "  ship(item): Ship an item: ask where to, then ask to confirm." in listed.stdout
 
 
 def test_no_command_shows_usage() -> None:
@@ -309,6 +339,20 @@ def test_try_without_arguments_names_the_tools_when_the_tool_is_unknown() -> Non
         "Connected: MCP 2026-07-28.",
         "elicitkit try: the server has no tool 'nope' (its tools: book_table).",
     ]
+
+
+def test_try_a_script_that_never_runs_its_server_says_what_to_add() -> None:
+    done = run("try", "tests/cli_samples/norun.py")
+    assert done.returncode == 1
+    assert done.stdout == (
+        "elicitkit try: tests/cli_samples/norun.py exited without answering, and wrote "
+        "nothing to stderr: it probably creates a server but never runs it. End it with\n"
+        '    if __name__ == "__main__":\n'
+        '        server.run("stdio")\n'
+        "(server being your MCPServer or FastMCP) so that it serves over stdio when started, "
+        "then try again.\n"
+    )
+    assert done.stderr == ""
 
 
 def test_try_reports_a_server_that_does_not_start() -> None:

@@ -47,7 +47,14 @@ def test_demo_command_with_the_scripted_user() -> None:
     assert "question key shipping_address#1" in modern
     assert "question key bool#1" in modern
     assert f"<- result: Shipped a teapot. {TYPED}" in modern
-    assert '"speed": {"type": "string", "title": "Speed", "oneOf": [' in out
+    assert "requestedSchema" not in out  # the raw JSON only on request: --schema
+
+
+def test_demo_shows_the_schema_with_the_flag() -> None:
+    done = run([*DEMO, "--schema"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("     requestedSchema: {") == 4  # two forms on each era
+    assert '"speed": {"type": "string", "title": "Speed", "oneOf": [' in done.stdout
 
 
 # A person answering at a terminal: tests/test_terminal_pty.py (a real pseudo-terminal).

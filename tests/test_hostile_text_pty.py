@@ -178,7 +178,7 @@ async def test_the_demo_prints_a_hostile_form_as_text(capsys: pytest.CaptureFixt
             },
         },
     }
-    await _show_and_answer(params, _scripted)
+    await _show_and_answer(params, _scripted, show_schema=True)
     out = capsys.readouterr().out
     assert "\x1b" not in out
     assert all(value not in out for value in SEQUENCES.values())

@@ -97,15 +97,15 @@ def test_try_fills_a_date_a_choice_and_a_number_correcting_mistakes(
     child.send("2026-12-2" + ENTER)  # not a date yet: Enter is refused, the reason shown
     child.expect("A date as YYYY-MM-DD, like 2026-12-24.")
     child.send("4" + ENTER)
-    child.expect("Time:")  # a choice, prefilled with its default (19:30)
-    child.send(CTRL_U + "3" + ENTER)  # pick by number: 21:00
+    child.expect("Time:")  # a choice, its default (19:30) shown as if selected
+    child.send("3" + ENTER)  # pick by number: typing replaces the default (not "19:303")
     child.expect("Guests:")
     child.send("20")  # out of bounds: flagged while typing
     child.expect("A whole number from 1 to 12.")
     child.send(ENTER)  # refused
     child.send(BACKSPACE * 2 + "4" + ENTER)
     child.expect("Area:")
-    child.send(CTRL_U + "terrace" + ENTER)  # pick by value
+    child.send("terrace" + ENTER)  # pick by value, replacing the default
     child.expect("Note:")
     child.send(ENTER)  # optional: skipped
     seen, status = finish(child)
@@ -115,7 +115,7 @@ def test_try_fills_a_date_a_choice_and_a_number_correcting_mistakes(
 
 def test_try_ctrl_c_in_a_field_cancels_the_form_cleanly(spawn: list[pexpect.spawn]) -> None:
     child = try_booking(spawn)
-    child.send(ENTER)  # Enter also fills in
+    child.send(ENTER)  # Enter fills in
     child.expect("Name:")
     child.send("Ad" + CTRL_C)
     child.expect("Cancelled: the form was closed without an answer.")
@@ -127,9 +127,11 @@ def test_try_ctrl_c_in_a_field_cancels_the_form_cleanly(spawn: list[pexpect.spaw
 
 def test_try_decline_key(spawn: list[pexpect.spawn]) -> None:
     child = try_booking(spawn)
-    child.send("n")
+    child.send("n")  # not "decline": "n" means no, and this is no yes/no question
+    child.send("d")
     child.expect("You chose to decline.")
     seen, status = finish(child)
+    assert "[Enter/y] fill in · [d] decline · [c] cancel" in seen
     assert "<- result: No booking made." in seen
     assert status == 0
 
@@ -161,7 +163,7 @@ def test_demo_at_a_terminal_fills_both_eras(spawn: list[pexpect.spawn]) -> None:
     child.expect("User: you, at this terminal")
     for _ in range(2):  # 2025-11-25, then 2026-07-28
         child.expect("fill in")
-        child.send("y")
+        child.send(ENTER)
         child.expect("Name:")
         child.send("Grace Hopper" + ENTER)
         child.expect("Street:")
@@ -173,14 +175,13 @@ def test_demo_at_a_terminal_fills_both_eras(spawn: list[pexpect.spawn]) -> None:
         child.expect(r"At least 4 characters \(3 so far\)\.")
         child.send("01" + ENTER)
         child.expect("Speed:")
-        child.send(CTRL_U + "2" + ENTER)  # express
+        child.send("2" + ENTER)  # express: the number replaces the shown default
         child.expect("Floor:")
         child.send("3" + ENTER)
         child.expect(r"Ship a teapot to Arlington \(express\)\?")
-        child.expect("fill in")
+        # A yes/no form is one keystroke: no "fill in" first (a bare bool's default is no)
+        child.expect(r"Confirm\? \[y\]es · \[N\]o · \[d\]ecline · \[c\]ancel")
         child.send("y")
-        child.expect(r"Confirm\? \[y/N\]")  # a bare bool is prefilled with "no"
-        child.send("y")  # one keystroke, no Enter
     seen, status = finish(child)
     assert (
         seen.count(
@@ -196,7 +197,7 @@ def test_demo_decline_is_a_valid_answer(spawn: list[pexpect.spawn]) -> None:
     child = start(spawn, "demo")
     for _ in range(2):
         child.expect("fill in")
-        child.send("n")
+        child.send("d")
     seen, status = finish(child)
     assert seen.count("<- result: Not shipped: the user chose to decline.") == 2
     assert (
@@ -210,7 +211,7 @@ def test_demo_decline_is_a_valid_answer(spawn: list[pexpect.spawn]) -> None:
 def test_demo_ctrl_c_or_ctrl_d_ends_it_cleanly(spawn: list[pexpect.spawn], key: str) -> None:
     child = start(spawn, "demo")
     child.expect("fill in")
-    child.send("y")
+    child.send(ENTER)
     child.expect("Name:")
     child.send(key)
     seen, status = finish(child)
@@ -247,3 +248,135 @@ def test_an_example_run_at_a_terminal_says_how_to_connect(
         f"or add `python examples/{example}.py` to your MCP client's stdio servers.\n"
     )
     assert status == 1
+
+
+LEFT, RIGHT = "\x1b[D", "\x1b[C"
+
+
+def test_try_an_arrow_key_edits_the_default_instead_of_replacing_it(
+    spawn: list[pexpect.spawn],
+) -> None:
+    child = try_booking(spawn)
+    child.send(ENTER)
+    child.expect("Name:")
+    child.send("Ada" + ENTER)
+    child.expect("Day:")
+    child.send("2026-12-24" + ENTER)
+    child.expect("Time:")
+    child.send(LEFT + RIGHT + "0")  # an arrow first: the 0 is added, "19:300"
+    child.expect("One of 1-3, or a value from the list.")
+    child.send(BACKSPACE + ENTER)  # "19:30", the default, kept
+    child.expect("Guests:")
+    child.send("4" + ENTER)
+    child.expect("Area:")
+    child.send(ENTER)  # Enter keeps a default
+    child.expect("Note:")
+    child.send(ENTER)
+    seen, status = finish(child)
+    assert (
+        "<- result: Booked Noma for 4 on Thursday 24 December at 19:30, inside, under Ada." in seen
+    )
+    assert status == 0
+
+
+@pytest.mark.parametrize(
+    ("key", "said", "result"),
+    [
+        pytest.param("n", "Confirm: no", "Not shipped (not confirmed) a teapot.", id="n-is-no"),
+        pytest.param(ENTER, "Confirm: no", "Not shipped (not confirmed) a teapot.", id="enter"),
+        pytest.param("d", "You chose to decline.", "(not confirmed)", id="d-declines"),
+    ],
+)
+def test_demo_yes_no_question_takes_one_key(
+    spawn: list[pexpect.spawn], key: str, said: str, result: str
+) -> None:
+    child = start(spawn, "demo")
+    child.expect("fill in")
+    child.send(ENTER)
+    for field, value in [
+        ("Name:", "Grace Hopper"),
+        ("Street:", "1 Navy Way"),
+        ("City:", "Arlington"),
+        ("Zip code:", "22201"),
+        ("Speed:", ""),
+        ("Floor:", ""),
+    ]:
+        child.expect(field)
+        child.send(value + ENTER)
+    child.expect(r"Confirm\? \[y\]es · \[N\]o · \[d\]ecline · \[c\]ancel")
+    child.send(key)
+    child.expect(said)
+    child.expect(r"fill in")  # the second era's first form: one key was the whole answer
+    child.send(CTRL_C)
+    seen, status = finish(child)
+    first_era = seen.split("=== MCP 2026-07-28")[0]
+    assert result in first_era
+    assert "requestedSchema" not in seen  # shown only with --schema
+    assert status == 0
+
+
+def test_try_shows_the_schema_only_with_the_flag(spawn: list[pexpect.spawn]) -> None:
+    child = start(
+        spawn,
+        "try",
+        "examples/booking.py",
+        "--tool",
+        "book_table",
+        "--args",
+        '{"restaurant": "Noma"}',
+        "--schema",
+    )
+    child.expect('requestedSchema: {"type": "object", "properties": {"name": ')
+    child.expect("fill in")
+    child.send("c")
+    child.expect("You chose to cancel.")
+    seen, status = finish(child)
+    assert "<- result: No booking made." in seen
+    assert status == 0
+
+
+def test_demo_shows_the_schema_only_with_the_flag(spawn: list[pexpect.spawn]) -> None:
+    child = start(spawn, "demo", "--schema")
+    child.expect('requestedSchema: {"type": "object", "properties": {"name": ')
+    child.expect("fill in")
+    child.send(CTRL_C)
+    seen, status = finish(child)
+    assert "Traceback" not in seen
+    assert status == 0
+
+
+def test_the_help_try_example_works_outside_a_checkout(
+    spawn: list[pexpect.spawn], tmp_path: Path
+) -> None:
+    """`elicitkit --help`'s try example, with the demo server a wheel ships, from elsewhere."""
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "elicitkit", "try", f"{sys.executable} -m elicitkit.cli.demo_server",
+         "--tool", "ship", "--args", '{"item": "a kettle"}'],
+        cwd=str(tmp_path),
+        env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "PYTHONPATH": str(REPO)},
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(50, 200),
+    )  # fmt: skip
+    child.logfile_read = io.StringIO()
+    spawn.append(child)
+    child.expect("Where should we ship your order?")
+    child.expect("fill in")
+    child.send("y")
+    for field, value in [
+        ("Name:", "Ada"),
+        ("Street:", "1 Main St"),
+        ("City:", "Oslo"),
+        ("Zip code:", "0150"),
+        ("Speed:", "2"),  # replaces the shown default: express
+        ("Floor:", ""),
+    ]:
+        child.expect(field)
+        child.send(value + ENTER)
+    child.expect(r"Ship a kettle to Oslo \(express\)\?")
+    child.send("y")  # one key
+    seen, status = finish(child)
+    assert "<- result: Shipped a kettle." in seen
+    assert "speed=<Speed.EXPRESS: 'express'>" in seen
+    assert status == 0

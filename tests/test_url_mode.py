@@ -29,7 +29,7 @@ from elicitkit import install
 from elicitkit.errors import ElicitationUnsupported
 from elicitkit.url import LocalCompletions, ask_url, complete_url, new_elicitation_id, require_url
 from tests.loopback import serving
-from tests.sdks import in_memory, new_server
+from tests.sdks import in_memory, new_server, tool_error
 
 pytestmark = pytest.mark.anyio
 
@@ -401,3 +401,52 @@ def test_installing_again_with_another_router_is_refused() -> None:
         "is already installed, and the URL elicitations it opened are routed through the "
         "first. Call install(server, completions=...) once, before serving."
     )
+
+
+def link_server(sdk: str) -> Any:
+    server = new_server(sdk, "links")
+
+    @server.tool()
+    async def connect() -> str:
+        return (await ask_url("Sign in to Acme", "https://acme.example/login", timeout=0.3)).action
+
+    return server
+
+
+async def _refusing(context: Any, params: Any) -> types.ErrorData:
+    return types.ErrorData(code=-32603, message="URL elicitation failed")
+
+
+async def _unanswering(context: Any, params: Any) -> types.ElicitResult:
+    await anyio.sleep(30)
+    raise AssertionError("the question was not withdrawn")
+
+
+@pytest.mark.parametrize(
+    ("callback", "text"),
+    [
+        pytest.param(
+            _refusing,
+            "The client answered the link with an error instead of an answer: URL "
+            "elicitation failed (code -32603).",
+            id="client-error",
+        ),
+        pytest.param(
+            _unanswering,
+            "The user did not answer the link within 0.3 seconds, so the question was "
+            "withdrawn. Ask again if it is still needed, or pass a longer timeout= to "
+            "ask_url().",
+            id="timeout",
+        ),
+    ],
+)
+async def test_url_mode_failures_speak_of_the_link_not_a_form(
+    sdk: str, callback: Any, text: str
+) -> None:
+    """mcp-agent claims URL mode and answers it with -32603: the model reads of a link."""
+    async with Client(
+        in_memory(link_server(sdk)), mode="legacy", elicitation_callback=callback
+    ) as client:
+        result = await client.call_tool("connect", {})
+    assert result.is_error
+    assert text_of(result) == tool_error(sdk, "connect", text)

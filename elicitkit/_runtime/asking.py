@@ -20,7 +20,7 @@ from elicitkit._runtime.context import (
     ToolRun,
     asked_in_step,
     current_run,
-    outside_a_call,
+    no_call,
     running_step,
 )
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
@@ -356,7 +356,7 @@ async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
 async def _ask_round(
     questions: Sequence[tuple[Any, str | None, str | None]],
 ) -> tuple[ElicitResultTyped[Any], ...]:
-    run = _current_run()
+    run = _current_run("ask_all()")
     prepared = [_prepare(run, tp, message, key) for tp, message, key in questions]
     channel, replay = run.channel, run.replay
     if replay is None:  # handshake eras: one request per question, in order
@@ -379,11 +379,11 @@ async def _ask_round(
     return tuple(answered)
 
 
-def _current_run() -> ToolRun:
+def _current_run(function: str = "ask()") -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(outside_a_call("ask()")) from None
+        raise no_call(function) from None
     step = running_step.get()
     if step is not None:  # on every era: on 2025 it would work, on 2026-07-28 it could not
         raise run.channel.surface(StepError(asked_in_step(step)))

@@ -247,6 +247,40 @@ def outside_a_call(function: str) -> str:
     )
 
 
+def no_call(function: str) -> ElicitError:
+    """The error of ``function`` (``ask()``, ``step()``, ...) run where it finds no call.
+
+    Usually a tool of a server elicitkit was never installed on: there is no channel to
+    make the error readable, so the hook that `elicitkit.integrations` sets (it knows the
+    SDKs) makes it one whose text the serving SDK passes on to the client and the model.
+    """
+    return _without_a_call(ElicitError(outside_a_call(function)))
+
+
+def require_call(function: str) -> None:
+    """Raise `no_call`'s error for ``function`` (a one-liner) if it runs outside a call.
+
+    The one-liners ask through ``ask()``; checked first, the error names the one called.
+    """
+    if current_run.get(None) is None:
+        raise no_call(function)
+
+
+def _as_it_is(error: ElicitError) -> ElicitError:
+    return error
+
+
+# Set once, when elicitkit.integrations is imported (which `import elicitkit` does): the
+# runtime must not know the SDKs, and the integrations may not be called from here upward.
+_without_a_call: Callable[[ElicitError], ElicitError] = _as_it_is
+
+
+def surface_without_a_call(hook: Callable[[ElicitError], ElicitError]) -> None:
+    """Make `no_call` pass its error through ``hook`` (used by `elicitkit.integrations`)."""
+    global _without_a_call  # noqa: PLW0603  (one hook, set once at import)
+    _without_a_call = hook
+
+
 def surfaced(error: ElicitError | FormDefinitionError) -> BaseException:
     """The exception to raise for ``error``: inside a call, one whose text reaches the client.
 

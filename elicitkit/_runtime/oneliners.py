@@ -18,6 +18,7 @@ import annotated_types
 from elicitkit._compiler.markers import MISSING_PREFILL, FormField
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._runtime.asking import ask
+from elicitkit._runtime.context import require_call
 from elicitkit.errors import FormDefinitionError
 
 # Subscripted with values known only at run time, which type checkers cannot follow.
@@ -88,6 +89,7 @@ async def confirm(message: str, *, default: bool = False) -> bool:
             "True or False. Pass default=True or default=False."
         )
     overrides = Overrides(defaults={"confirm": default}) if default else None
+    require_call("confirm()")
     answer = await ask(_Confirm, message, overrides=overrides)
     return answer.is_accepted() and answer.unwrap().confirm
 
@@ -145,6 +147,7 @@ async def choose(message: str, options: Any, *, title: _ChooseTitle = _Default.T
             labels = cast("Mapping[object, str]", options)
             settings = dataclasses.replace(settings, labels=dict(labels))
         form = _ANNOTATED[_LITERAL[tuple(values)], settings]  # Literal[*values]
+    require_call("choose()")
     answer = await ask(form, message)
     return answer.content if answer.is_accepted() else None
 
@@ -190,5 +193,6 @@ async def ask_text(
     )
     args = (str, *metadata, settings)
     form = _ANNOTATED[args]  # Annotated[str, *metadata, settings]
+    require_call("ask_text()")
     answer = await ask(form, message)
     return answer.content if answer.is_accepted() else None

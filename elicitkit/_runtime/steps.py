@@ -58,7 +58,7 @@ from elicitkit._runtime.context import (
     ToolRun,
     asked_in_step,
     current_run,
-    outside_a_call,
+    no_call,
     running_step,
 )
 from elicitkit._runtime.step_values import decode, encode, is_record, unsupported
@@ -263,7 +263,7 @@ def _current_run() -> ToolRun:
     try:
         return current_run.get()
     except LookupError:
-        raise ElicitError(outside_a_call("step()")) from None
+        raise no_call("step()") from None
 
 
 def _check_key(run: ToolRun, key: str) -> None:

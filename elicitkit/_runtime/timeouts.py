@@ -44,8 +44,17 @@ def check_timeout(timeout: float | None) -> float | None:
     return float(timeout)
 
 
-def timed_out(timeout: float) -> str:
-    """The message of `ElicitationTimeout` for a question that waited ``timeout`` seconds."""
+def timed_out(timeout: float, *, link: bool = False) -> str:
+    """The message of `ElicitationTimeout` for a question that waited ``timeout`` seconds.
+
+    ``link``: the question was a URL-mode one (``ask_url()``), which shows a link, not a form.
+    """
+    if link:
+        return (
+            f"The user did not answer the link within {timeout:g} seconds, so the question "
+            "was withdrawn. Ask again if it is still needed, or pass a longer timeout= to "
+            "ask_url()."
+        )
     return (
         f"The user did not answer the form within {timeout:g} seconds, so the question was "
         "withdrawn. Ask again if the answer is still needed, or pass a longer timeout= to "

@@ -51,7 +51,7 @@ from elicitkit._runtime.context import (
     Notify,
     ToolRun,
     current_run,
-    outside_a_call,
+    no_call,
     running_step,
     sent_to_url_in_step,
 )
@@ -539,7 +539,7 @@ def _url_run(function: str) -> ToolRun:
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(outside_a_call(function)) from None
+        raise no_call(function) from None
     channel = run.channel
     step = running_step.get()
     if step is not None:  # on every era, before anything is sent: as ask() (asking.py)

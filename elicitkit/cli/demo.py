@@ -36,8 +36,13 @@ Answer = Callable[[Mapping[str, Any]], Awaitable[types.ElicitResult]]
 INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
 
-def run_demo(*, interactive: bool | None = None) -> int:
-    """Run the demo; return the process exit status (0 unless a tool call failed)."""
+def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> int:
+    """Run the demo; return the process exit status (0 unless a tool call failed).
+
+    Args:
+        interactive: Let the person at the terminal answer (default: if there is one).
+        show_schema: Print each form's ``requestedSchema`` as JSON too.
+    """
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
     person = _Person()
@@ -46,16 +51,16 @@ def run_demo(*, interactive: bool | None = None) -> int:
     print(f"Server: {sys.executable} -m elicitkit.cli.demo_server (a subprocess over stdio)")
     print("User: " + ("you, at this terminal" if interactive else "a script"))
     try:
-        ok = anyio.run(_both_eras, user, person)
+        ok = anyio.run(_both_eras, user, person, show_schema)
     except KeyboardInterrupt:
         print("\nInterrupted: the demo stopped.")
         return INTERRUPTED
     return 0 if ok else 1
 
 
-async def _both_eras(user: Answer, person: _Person) -> bool:
+async def _both_eras(user: Answer, person: _Person, show_schema: bool) -> bool:
     for mode in ("legacy", "auto"):
-        if not await _session(mode, user):
+        if not await _session(mode, user, show_schema):
             return False
         if person.stopped:
             print("\nYou closed the form, so the demo stops here. Run it again any time.")
@@ -63,11 +68,12 @@ async def _both_eras(user: Answer, person: _Person) -> bool:
     return True
 
 
-async def _session(mode: str, user: Answer) -> bool:
+async def _session(mode: str, user: Answer, show_schema: bool) -> bool:
     server = StdioServerParameters(command=sys.executable, args=["-m", "elicitkit.cli.demo_server"])
 
     async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:  # noqa: ARG001  (the SDK's callback signature)
-        return await _show_and_answer(params.model_dump(by_alias=True, exclude_none=True), user)
+        params_seen = params.model_dump(by_alias=True, exclude_none=True)
+        return await _show_and_answer(params_seen, user, show_schema)
 
     async with Client(server, mode=mode, elicitation_callback=on_elicit) as client:
         version = client.protocol_version
@@ -78,11 +84,11 @@ async def _session(mode: str, user: Answer) -> bool:
             print("   (the server sends elicitation/create in the middle of the call)")
             result = await client.call_tool(TOOL, ARGUMENTS)
         else:
-            result = await _rounds(client, user)
+            result = await _rounds(client, user, show_schema)
     return _report(result)
 
 
-async def _rounds(client: Client, user: Answer) -> types.CallToolResult:
+async def _rounds(client: Client, user: Answer, show_schema: bool) -> types.CallToolResult:
     """Drive 2026-07-28's input_required rounds by hand, to show them."""
     responses: dict[str, Any] | None = None
     state: str | None = None
@@ -105,13 +111,15 @@ async def _rounds(client: Client, user: Answer) -> types.CallToolResult:
             if not isinstance(request, types.ElicitRequest):
                 raise TypeError(f"the demo server sent a {request.method} request")
             params = request.params.model_dump(by_alias=True, exclude_none=True)
-            responses[key] = await _show_and_answer(params, user)
+            responses[key] = await _show_and_answer(params, user, show_schema)
         state = outcome.request_state
         print(f"-> tools/call {TOOL} again, with the answer and the sealed requestState")
     raise RuntimeError("the demo tool asked more than ten questions")
 
 
-async def _show_and_answer(params: Mapping[str, Any], user: Answer) -> types.ElicitResult:
+async def _show_and_answer(
+    params: Mapping[str, Any], user: Answer, show_schema: bool
+) -> types.ElicitResult:
     schema: Mapping[str, Any] = params["requestedSchema"]
     # The demo server is ours, but what it sends is printed like any server's: shown().
     print(shown(f'   the client shows a form: "{params["message"]}"'))
@@ -119,7 +127,8 @@ async def _show_and_answer(params: Mapping[str, Any], user: Answer) -> types.Eli
     for key, field in schema["properties"].items():
         optional = "" if key in required else ", optional"
         print(shown(f"     - {field.get('title', key)} [{key}: {_describe(field)}{optional}]"))
-    print(shown(f"     requestedSchema: {json.dumps(schema)}"))
+    if show_schema:  # on request only: the raw JSON wraps over many lines of a terminal
+        print(shown(f"     requestedSchema: {json.dumps(schema)}"))
     result = await user(params)
     print(shown(f"   the user answers: {json.dumps(result.model_dump(exclude_none=True))}"))
     return result

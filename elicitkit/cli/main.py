@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -15,11 +16,14 @@ DESCRIPTION = """\
 Typed MCP elicitation: see the forms your tools send, check them against real clients,
 and try any server's tools at this terminal.
 
-examples:
-  elicitkit demo                                  a real server and client, both eras
-  elicitkit schema examples/shipping.py:ShippingAddress --protocol 2025-06-18
-  elicitkit check examples/booking.py             errors and client warnings, exit 1 on errors
-  elicitkit try examples/booking.py --tool book_table --args '{"restaurant": "Noma"}'
+examples (the first four use the demo server that ships with elicitkit):
+  elicitkit demo                          a real server and client, both protocol eras
+  elicitkit demo --schema                 the same, printing each form's requestedSchema
+  elicitkit schema elicitkit.cli.demo_server:ShippingAddress --protocol 2025-06-18
+  elicitkit try "python -m elicitkit.cli.demo_server" --tool ship --args '{"item": "a kettle"}'
+  elicitkit schema myforms:AddressForm    a form of yours: MODULE:NAME, or path/to/file.py:NAME
+  elicitkit check myforms.py              errors and client warnings, exit 1 on errors
+  elicitkit try my_server.py              list the tools of your stdio server, then call one
 """
 
 
@@ -44,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--scripted", action="store_true", help="let a script answer the forms even at a terminal"
+    )
+    demo.add_argument(
+        "--schema", action="store_true", help="print each form's requestedSchema (JSON) too"
     )
 
     schema = commands.add_parser(
@@ -76,8 +83,9 @@ def _parser() -> argparse.ArgumentParser:
         "try",
         help="call a tool of a stdio MCP server and fill in its forms at this terminal",
         description="Connect to a stdio MCP server, call one of its tools, and answer every "
-        "form it asks at this terminal (Enter/y fills in, n declines, c cancels; Ctrl-C "
-        "cancels a form). Without --tool, list the tools; without --args, ask for them.",
+        "form it asks at this terminal (Enter or y fills in, d declines, c cancels; a yes/no "
+        "question takes y or n; Ctrl-C cancels a form). Without --tool, list the tools; "
+        "without --args, ask for them.",
     )
     try_.add_argument("server", metavar="SERVER", help="a .py file, or a command line to run")
     try_.add_argument("--tool", metavar="NAME", help="the tool to call")
@@ -89,11 +97,29 @@ def _parser() -> argparse.ArgumentParser:
         choices=PROTOCOL_VERSIONS,
         help="the protocol version to speak (default: the newest both sides speak)",
     )
+    try_.add_argument(
+        "--schema", action="store_true", help="print each form's requestedSchema (JSON) too"
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C while a command still loads (each catches its own)
+        print("\nInterrupted.", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # `elicitkit schema ... | head`: the reader left, nothing to say
+        # Point stdout at nothing, so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
+
+
+def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "demo":
         from elicitkit.cli.demo import run_demo  # noqa: PLC0415  (each command loads only its own)
@@ -105,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        return run_demo(interactive=interactive)
+        return run_demo(interactive=interactive, show_schema=args.schema)
     if args.command == "schema":
         return _schema(args.target, args.protocol)
     if args.command == "check":
@@ -115,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from elicitkit.cli.try_server import run_try  # noqa: PLC0415
 
-    return run_try(args.server, args.tool, args.arguments, args.protocol)
+    return run_try(args.server, args.tool, args.arguments, args.protocol, show_schema=args.schema)
 
 
 NO_TERMINAL_FORMS = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'

@@ -2,8 +2,10 @@
 
 The renderer behind ``elicitkit try`` and the interactive demo. Built on prompt_toolkit:
 it validates while typing (Enter is refused until the value fits, with the reason shown
-under the line), prefills defaults, reads one keystroke for yes/no questions, and turns
-Ctrl-C and Ctrl-D into a clean "cancel" instead of a traceback.
+under the line), shows defaults in the input as if selected (Enter keeps one, typing
+replaces it, an arrow key or Backspace edits it), reads one keystroke for yes/no questions
+(``n`` is "no"; declining the form is ``d``), and turns Ctrl-C and Ctrl-D into a clean
+"cancel" instead of a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import mcp_types as types
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.validation import ValidationError, Validator
 
@@ -23,6 +26,9 @@ from elicitkit.cli.schema_reader import SKIP, WireField, wire_fields
 from elicitkit.cli.shown_text import shown
 
 TOOLBAR = " Enter: next field · Ctrl-C: cancel the form "
+# A default is shown in the input as if selected: typing replaces it (a person typing an
+# option's number after the default would otherwise get "sms2"), an arrow key edits it.
+DEFAULT_TOOLBAR = " Enter: keep the default · type to replace it · ←: edit it · Ctrl-C: cancel "
 
 
 class _FieldValidator(Validator):
@@ -53,30 +59,61 @@ class TerminalAnswer:
 async def fill_in(params: Mapping[str, Any]) -> TerminalAnswer:
     """Show a form request at the terminal and return the user's answer.
 
-    The first keystroke chooses: Enter or ``y`` fills the form in, ``n`` declines, ``c``
-    cancels. Ctrl-C or Ctrl-D at any prompt cancels the form.
+    The first keystroke chooses: Enter or ``y`` fills the form in, ``d`` declines, ``c``
+    cancels. A
+    form of one yes/no field is answered by that keystroke alone: ``y`` yes, ``n`` no (Enter
+    takes its default). Ctrl-C or Ctrl-D at any prompt cancels the form.
     """
     schema: Mapping[str, Any] = params.get("requestedSchema", {})
     fields = wire_fields(schema)
     # Everything below that comes from the server goes through shown(): see shown_text.
     print(shown(f"\n  {params.get('message', 'The server asks:')}"))
-    for field in fields:
-        description = field.schema.get("description")
-        about = f" - {description}" if description else ""
-        print(shown(f"    {field.title}{about} ({field.hint()})"))
     try:
+        if len(fields) == 1 and fields[0].kind == "boolean":
+            return await _yes_or_no(fields[0])
+        for field in fields:
+            description = field.schema.get("description")
+            about = f" - {description}" if description else ""
+            print(shown(f"    {field.title}{about} ({field.hint()})"))
+        # No "n" here: it would read as "no", and declining is its own, named action.
         choice = await keypress(
-            "  [Enter/y] fill in · [n] decline · [c] cancel ", {"y": "y", "n": "n", "c": "c"}, "y"
+            "  [Enter/y] fill in · [d] decline · [c] cancel ",
+            {"y": "f", "d": "d", "c": "c"},
+            "f",
         )
-        if choice != "y":
-            result = types.ElicitResult(action="decline" if choice == "n" else "cancel")
-            print(f"  You chose to {result.action}.")
-            return TerminalAnswer(result)
+        if choice != "f":
+            return _refused("decline" if choice == "d" else "cancel")
         content = await fill_fields(fields)
     except (KeyboardInterrupt, EOFError):
         print("\n  Cancelled: the form was closed without an answer.")
         return TerminalAnswer(types.ElicitResult(action="cancel"), interrupted=True)
     return TerminalAnswer(types.ElicitResult(action="accept", content=content))
+
+
+async def _yes_or_no(field: WireField) -> TerminalAnswer:
+    """A form that is one yes/no question: one keystroke answers it, or refuses the form."""
+    default = field.prefill() or None
+    yes, no = (
+        ("[Y]es", "[n]o") if default == "y" else ("[y]es", "[N]o") if default else ("[y]es", "[n]o")
+    )
+    skip = " · [s]kip" if not field.required else ""
+    title = shown(field.title)
+    keys = {"y": "y", "n": "n", "d": "decline", "c": "cancel"}
+    if not field.required:
+        keys["s"] = ""
+    answer = await keypress(f"  {title}? {yes} · {no}{skip} · [d]ecline · [c]ancel ", keys, default)
+    if answer in ("decline", "cancel"):
+        return _refused(answer)
+    print(f"  {title}: {'yes' if answer == 'y' else 'no' if answer == 'n' else '-'}")
+    value = field.parse(answer)
+    content = {} if value is SKIP else {field.key: value}
+    return TerminalAnswer(types.ElicitResult(action="accept", content=content))
+
+
+def _refused(action: str) -> TerminalAnswer:
+    result = types.ElicitResult(action="decline" if action == "decline" else "cancel")
+    print(f"  You chose to {result.action}.")
+    return TerminalAnswer(result)
 
 
 async def fill_fields(fields: list[WireField]) -> dict[str, Any]:
@@ -118,14 +155,35 @@ async def _ask_field(field: WireField) -> Any:
         if field.options
         else None
     )
+    prefill = shown(field.prefill())
+    bindings = KeyBindings()
+    pristine = [bool(prefill)]  # the default is untouched: the next typed character replaces it
+
+    @bindings.add("<any>", filter=Condition(lambda: pristine[0]))
+    def _replace(event: KeyPressEvent) -> None:
+        pristine[0] = False
+        event.current_buffer.document = Document("")
+        event.current_buffer.insert_text(event.data)
+
     session: PromptSession[str] = PromptSession(
         shown(f"  {field.title}: "),
         validator=_FieldValidator(field),
         validate_while_typing=True,
         completer=completer,
-        bottom_toolbar=TOOLBAR,
+        bottom_toolbar=DEFAULT_TOOLBAR if prefill else TOOLBAR,
+        key_bindings=bindings,
     )
-    text = await session.prompt_async(default=shown(field.prefill()))
+
+    def _touched(_processor: object) -> None:
+        # Once the text or the cursor moves (Backspace, an arrow, a completion), the input
+        # is the user's own. Judged by the buffer, not by the key: a terminal's own reports
+        # (the cursor position) arrive as key presses too, before anyone types.
+        buffer = session.default_buffer
+        if buffer.text != prefill or buffer.cursor_position != len(prefill):
+            pristine[0] = False
+
+    session.app.key_processor.after_key_press += _touched
+    text = await session.prompt_async(default=prefill)
     return field.parse(text)
 
 

@@ -24,8 +24,18 @@ from elicitkit.protocol import LATEST_PROTOCOL, check_protocol
 INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
 
-def run_try(server: str, tool: str | None, arguments: str | None, protocol: str | None) -> int:
-    """Run the command; return the exit status (0: the tool succeeded, 1: it failed)."""
+def run_try(
+    server: str,
+    tool: str | None,
+    arguments: str | None,
+    protocol: str | None,
+    *,
+    show_schema: bool = False,
+) -> int:
+    """Run the command; return the exit status (0: the tool succeeded, 1: it failed).
+
+    ``show_schema`` prints each form's ``requestedSchema`` (JSON) before the form.
+    """
     try:
         parsed = None if arguments is None else _parse_arguments(arguments)
     except (ValueError, TypeError) as problem:
@@ -33,18 +43,51 @@ def run_try(server: str, tool: str | None, arguments: str | None, protocol: str 
         return 2
     command = _command(server)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        progress = _Progress(cast("TextIO", errlog), show_schema=show_schema)
         try:
-            return anyio.run(_session, command, tool, parsed, protocol, cast("TextIO", errlog))
+            return anyio.run(_session, command, tool, parsed, protocol, progress)
         except KeyboardInterrupt:
             print("\nInterrupted.")
             return INTERRUPTED
         except Exception as error:  # noqa: BLE001  (the server's failure, told in one line)
             errlog.seek(0)
             log = errlog.read().strip()
+            if not progress.connected and not log and _closed(error) and server.endswith(".py"):
+                print(shown(_never_served(server)))
+                return 1
             print(shown(f"elicitkit try: the session with {server} failed: {_describe(error)}"))
             if log:
                 print(shown(f"The server's stderr:\n{log}"), file=sys.stderr)
             return 1
+
+
+class _Progress:
+    """Where the server's stderr goes, what to show, and how far the session got.
+
+    A failure before the handshake is the server's start, and said so.
+    """
+
+    def __init__(self, errlog: TextIO, *, show_schema: bool) -> None:
+        self.errlog = errlog
+        self.show_schema = show_schema
+        self.connected = False
+
+
+def _closed(error: BaseException) -> bool:
+    inner = _innermost(error)
+    return isinstance(inner, MCPError) and inner.code == types.CONNECTION_CLOSED
+
+
+def _never_served(server: str) -> str:
+    """What to add to a script that exits without serving (it defines a server, no run())."""
+    return (
+        f"elicitkit try: {server} exited without answering, and wrote nothing to stderr: it "
+        "probably creates a server but never runs it. End it with\n"
+        '    if __name__ == "__main__":\n'
+        '        server.run("stdio")\n'
+        "(server being your MCPServer or FastMCP) so that it serves over stdio when started, "
+        "then try again."
+    )
 
 
 def _parse_arguments(arguments: str) -> dict[str, Any]:
@@ -73,22 +116,27 @@ async def _session(
     tool: str | None,
     arguments: dict[str, Any] | None,
     protocol: str | None,
-    errlog: TextIO,
+    progress: _Progress,
 ) -> int:
     mode = "auto" if protocol is None else "legacy" if protocol.startswith("2025") else protocol
     version = LATEST_PROTOCOL if protocol is None else check_protocol(protocol)
 
     async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:  # noqa: ARG001  (the SDK's callback signature)
-        answer = await fill_in(params.model_dump(by_alias=True, mode="json", exclude_none=True))
+        asked = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        if progress.show_schema:
+            schema = json.dumps(asked.get("requestedSchema"), ensure_ascii=False)
+            print(shown(f"\n  requestedSchema: {schema}"))
+        answer = await fill_in(asked)
         return answer.result
 
     client = TunedClient(
-        stdio_client(command, errlog=errlog),
+        stdio_client(command, errlog=progress.errlog),
         mode=mode,
         elicitation_callback=on_elicit,
         version=version,  # 2025-06-18 is offered only when asked for
     )
     async with client:
+        progress.connected = True
         print(shown(f"Connected: MCP {client.protocol_version}."))
         if tool is None:
             return await _list_tools(client)

@@ -7,13 +7,17 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
-from elicitkit._runtime.context import CompletionRouter
+from elicitkit._runtime.context import CompletionRouter, surface_without_a_call
+from elicitkit.integrations._uninstalled import readable_anywhere
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
     from mcp.server.mcpserver import MCPServer
 
 ServerT = TypeVar("ServerT")
+
+# ask() in a tool of a server without install() still reaches the client readably.
+surface_without_a_call(readable_anywhere)
 
 
 def install(

@@ -535,6 +535,9 @@ class _Channel:
 
     async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
         request = cast("types.ServerRequest", _ElicitationCreate(params=params))
+        # What the user was shown, for the messages: a URL-mode question shows a link.
+        link = params.get("mode") == "url"
+        shown = "link" if link else "form"
         try:
             # The SDK applies no timeout of its own to a server's request (it waits for
             # ever), so elicitkit's clock is the only one. It is a cancel scope rather than
@@ -548,13 +551,13 @@ class _Channel:
                     metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
                 )
         except TimeoutError:
-            raise self.surface(ElicitationTimeout(timed_out(within or 0.0))) from None
+            raise self.surface(ElicitationTimeout(timed_out(within or 0.0, link=link))) from None
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED:
-                raise self.surface(ClientDisconnected(_DISCONNECTED)) from None
+                raise self.surface(ClientDisconnected(_disconnected(shown))) from None
             raise self.surface(
                 ElicitationFailed(
-                    f"The client answered the form with an error instead of an answer: "
+                    f"The client answered the {shown} with an error instead of an answer: "
                     f"{_client_text(error.message)} (code {error.code})."
                 )
             ) from None
@@ -565,7 +568,7 @@ class _Channel:
             )
             raise self.surface(
                 ElicitationFailed(
-                    f"The client's answer to the form is not an elicitation result ({problems})."
+                    f"The client's answer to the {shown} is not an elicitation result ({problems})."
                 )
             ) from None
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -664,10 +667,12 @@ def _client_text(text: str) -> str:
     return text if len(text) <= _MAX_CLIENT_TEXT else text[: _MAX_CLIENT_TEXT - 3] + "..."
 
 
-_DISCONNECTED = (
-    "The client disconnected while the form was open, so there is no answer, and nothing "
-    "more can reach that client on this call. Clean up and return."
-)
+def _disconnected(shown: str) -> str:
+    """The message of `ClientDisconnected` while a ``shown`` ("form", "link") was open."""
+    return (
+        f"The client disconnected while the {shown} was open, so there is no answer, and "
+        "nothing more can reach that client on this call. Clean up and return."
+    )
 
 
 def _no_back_channel(client_params: object, protocol: str) -> str:

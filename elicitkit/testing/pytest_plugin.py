@@ -12,6 +12,13 @@ Fixtures:
   every durable step of the call runs exactly once across resent rounds, an older state
   and the given servers; it counts its own call only, so other calls may run meanwhile.
 
+Marker:
+
+* ``@pytest.mark.elicit_protocols("2025-11-25", "2026-07-28")``: run this test (or every
+  test of a module, with ``pytestmark``) only on these versions, e.g. to leave 2025-06-18
+  out. Parametrizing ``elicit_protocol`` directly does the same; the marker names the
+  versions it was given when one is not a version elicitkit speaks.
+
 pytest loads this plugin in every session of every project that has elicitkit installed, so
 loading it imports neither the MCP SDK's client nor the testing kit's connection: the
 ``elicit_connect`` fixture imports them when a test uses it.
@@ -34,6 +41,40 @@ if TYPE_CHECKING:
     from elicitkit.testing._steps import StepsRunOnce
 
     Connect = Callable[..., AbstractAsyncContextManager[Client]]
+
+
+MARKER = "elicit_protocols"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker (so ``--strict-markers`` accepts it)."""
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(*versions): run the test's elicit_protocol / elicit_connect only on these "
+        "MCP protocol versions",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Narrow ``elicit_protocol`` to the versions of the closest ``elicit_protocols`` marker."""
+    marker = metafunc.definition.get_closest_marker(MARKER)
+    if marker is None or "elicit_protocol" not in metafunc.fixturenames:
+        return
+    versions = [str(version) for version in marker.args]
+    unknown = [version for version in versions if version not in PROTOCOL_VERSIONS]
+    if unknown or not versions:
+        given = ", ".join(map(repr, unknown)) if unknown else "no version"
+        raise pytest.UsageError(
+            f"@pytest.mark.{MARKER} on {metafunc.definition.nodeid} names {given}: give one "
+            f"or more of {', '.join(PROTOCOL_VERSIONS)}."
+        )
+    # As if the test had @pytest.mark.parametrize("elicit_protocol", versions): pytest then
+    # gives that mark precedence over the fixture's own params (tryfirst: before pytest
+    # reads the test's parametrize marks).
+    metafunc.definition.add_marker(
+        pytest.mark.parametrize("elicit_protocol", versions, ids=versions)
+    )
 
 
 @pytest.fixture(params=PROTOCOL_VERSIONS, ids=PROTOCOL_VERSIONS)
