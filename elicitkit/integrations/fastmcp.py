@@ -36,6 +36,7 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
+from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.context import CompletionRouter, current_run, reached_through_uninstalled
 from elicitkit.integrations._sdk_private import fastmcp_sdk_server
 from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
@@ -65,6 +66,7 @@ def install(
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
+    tasks: TaskStore | None = None,
 ) -> None:
     """Add elicitkit's middleware to a fastmcp ``server`` (once).
 
@@ -96,6 +98,7 @@ def install(
         limits=limits,
         completions=completions,
         audience=server.name,
+        tasks=tasks,
     )
     if not any(isinstance(middleware, _Passage) for middleware in server.middleware):
         server.add_middleware(_Passage(server.name))
