@@ -1,8 +1,11 @@
-"""Where 2026-07-28 dialogues are recorded, so each completes at most once.
+"""Where 2026-07-28 dialogues are recorded, so each completes at most once, and tasks kept.
 
 `MemoryStore` serves one process (the default); `RedisStore` is shared by every process
 that serves the same clients (``pip install "elicitkit[redis]"``). Pass one to
 ``install(server, store=...)``; write your own by implementing `OutcomeStore`.
+
+The tasks of ``go_async()`` live in a `TaskStore`: `MemoryTaskStore` by default, passed as
+``install(server, tasks=...)``.
 """
 
 from __future__ import annotations
@@ -10,11 +13,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
+from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
     from elicitkit._replay.redis_store import RedisStore
 
-__all__ = ["Claim", "MemoryStore", "OutcomeStore", "RedisStore"]
+__all__ = [
+    "Claim",
+    "MemoryStore",
+    "MemoryTaskStore",
+    "OutcomeStore",
+    "RedisStore",
+    "TaskRecord",
+    "TaskStore",
+]
 
 
 def __getattr__(name: str) -> Any:
