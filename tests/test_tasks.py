@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import anyio
@@ -55,6 +55,8 @@ class Counts:
     after_go_async: int = 0
     finished: int = 0
     cancelled: int = 0
+    # Set when the body ends, however it ends (made in the test's event loop).
+    ended: anyio.Event = field(default_factory=anyio.Event)
 
 
 def build(sdk: str, counts: Counts, *, work: float = 0.0, required: bool = False) -> Any:
@@ -73,6 +75,8 @@ def build(sdk: str, counts: Counts, *, work: float = 0.0, required: bool = False
         except anyio.get_cancelled_exc_class():
             counts.cancelled += 1
             raise
+        finally:
+            counts.ended.set()
         counts.finished += 1
         number = copies.content.copies if copies.content else 0
         return f"{title} for {name}: {number} copies ({'task' if went else 'in the call'})."
