@@ -17,10 +17,12 @@ import anyio
 import mcp_types as types
 import pytest
 from annotated_types import Ge
+from fastmcp import FastMCP
+from fastmcp.server.extensions import ServerExtension
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from elicitkit import ask, go_async
+from elicitkit import ask, go_async, install
 from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore
 from elicitkit._runtime.tasks import TaskEngine
 from elicitkit.testing._task_wire import (
@@ -413,3 +415,41 @@ async def test_one_dialogue_has_one_task() -> None:
     one = await engine.create(dialogue="d1", principal=None, message=None)
     two = await engine.create(dialogue="d1", principal=None, message=None)
     assert one.task_id == two.task_id
+
+
+class _OtherTasks(ServerExtension):
+    """Stands in for fastmcp-tasks' TasksExtension (which pins another fastmcp)."""
+
+    identifier = "io.modelcontextprotocol/tasks"
+
+
+_TWO_TASKS = (
+    "Cannot use elicitkit on the FastMCP server 'both' together with another implementation "
+    "of the io.modelcontextprotocol/tasks extension (tests.test_tasks._OtherTasks, "
+    "registered with add_extension(); fastmcp-tasks' TasksExtension is one): both serve "
+    "tasks/get, tasks/update and tasks/cancel, and a client's task requests would reach only "
+    "elicitkit. Drop that extension and start tasks with elicitkit's go_async() in the "
+    "tools, or do not install elicitkit on this server."
+)
+
+
+def test_fastmcp_with_another_tasks_extension_is_refused_at_install() -> None:
+    server = FastMCP("both")
+    server.add_extension(_OtherTasks())
+    with pytest.raises(TypeError) as refused:
+        install(server)
+    assert str(refused.value) == _TWO_TASKS
+
+
+async def test_fastmcp_with_another_tasks_extension_added_later_refuses_each_call() -> None:
+    server = new_server("fastmcp", "both")
+
+    @server.tool()
+    async def hello() -> str:
+        return "hello"
+
+    server.add_extension(_OtherTasks())
+    async with Client(in_memory(server)) as client:
+        result = await client.call_tool("hello", {})
+    assert result.is_error
+    assert text_of(result) == _TWO_TASKS
