@@ -4,8 +4,8 @@
 that serves the same clients (``pip install "elicitkit[redis]"``). Pass one to
 ``install(server, store=...)``; write your own by implementing `OutcomeStore`.
 
-The tasks of ``go_async()`` live in a `TaskStore`: `MemoryTaskStore` by default, passed as
-``install(server, tasks=...)``.
+The tasks of ``go_async()`` live in a `TaskStore`: `MemoryTaskStore` by default, or a
+`RedisTaskStore` shared by every worker, passed as ``install(server, tasks=...)``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
     from elicitkit._replay.redis_store import RedisStore
+    from elicitkit._replay.redis_tasks import RedisTaskStore
 
 __all__ = [
     "Claim",
@@ -24,6 +25,7 @@ __all__ = [
     "MemoryTaskStore",
     "OutcomeStore",
     "RedisStore",
+    "RedisTaskStore",
     "TaskRecord",
     "TaskStore",
 ]
@@ -35,4 +37,8 @@ def __getattr__(name: str) -> Any:
         from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
 
         return RedisStore
+    if name == "RedisTaskStore":
+        from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415
+
+        return RedisTaskStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -184,14 +184,36 @@ class MemoryTaskStore:
     """The default task store: records in this process's memory, bounded and expiring.
 
     Right for one server process. Several processes serving the same clients need a
-    shared store, such as ``elicitkit._replay.redis_tasks.RedisTaskStore``.
+    shared store, such as ``RedisTaskStore``.
+
+    Attributes:
+        ttl: Seconds a task's record lives from its creation (``None``: unlimited).
+        lease: Seconds a running task is held without renewal (a stopped body is found).
+        poll: Seconds suggested to clients between two polls.
     """
 
-    def __init__(self, *, max_tasks: int = 10_000) -> None:
-        """Hold at most ``max_tasks`` records (the oldest terminal ones are dropped first)."""
+    def __init__(
+        self,
+        *,
+        max_tasks: int = 10_000,
+        ttl: float | None = 3600.0,
+        lease: float = 10.0,
+        poll: float = 1.0,
+    ) -> None:
+        """Hold at most ``max_tasks`` records (the oldest terminal ones are dropped first).
+
+        Args:
+            max_tasks: How many records the store holds at most.
+            ttl: Seconds a record lives from its task's creation (``None``: unlimited).
+            lease: Seconds the body's worker holds a running task without renewing it.
+            poll: Seconds suggested to clients between two polls.
+        """
         if max_tasks < 1:
             raise ValueError(f"MemoryTaskStore needs max_tasks of at least 1, not {max_tasks}.")
         self._max = max_tasks
+        self.ttl = ttl
+        self.lease = lease
+        self.poll = poll
         self._records: OrderedDict[str, TaskRecord] = OrderedDict()
         self._by_dialogue: dict[str, str] = {}
         self._dialogue_of: dict[str, str] = {}

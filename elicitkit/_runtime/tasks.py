@@ -151,6 +151,23 @@ class TaskEngine:
         self.poll = poll
         self.lease = lease
 
+    @classmethod
+    def of(cls, store: TaskStore) -> TaskEngine:
+        """An engine for ``store``, with the ``ttl``, ``lease`` and ``poll`` it is set up with.
+
+        Stores carry those settings (a deployment's Redis sets how soon a dead worker is
+        found); a store without them gets the defaults.
+        """
+        ttl: object = getattr(store, "ttl", DEFAULT_TASK_TTL)
+        lease: object = getattr(store, "lease", DEFAULT_TASK_LEASE)
+        poll: object = getattr(store, "poll", DEFAULT_POLL_INTERVAL)
+        return cls(
+            store,
+            ttl=float(ttl) if isinstance(ttl, int | float) else None,
+            lease=float(lease) if isinstance(lease, int | float) else DEFAULT_TASK_LEASE,
+            poll=float(poll) if isinstance(poll, int | float) else DEFAULT_POLL_INTERVAL,
+        )
+
     async def create(
         self, *, dialogue: str | None, principal: str | None, message: str | None
     ) -> TaskRecord:

@@ -226,7 +226,7 @@ def install_in_chain(
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
             completions=completions,
-            tasks=TaskEngine(MemoryTaskStore() if tasks is None else tasks),
+            tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks),
         )
     )
 
@@ -268,7 +268,7 @@ class ElicitkitMiddleware:
         self.limits = limits
         self.once = AtMostOnce(store, keep=keep, wait=wait)
         self.router = completions
-        self.tasks = TaskEngine(MemoryTaskStore()) if tasks is None else tasks
+        self.tasks = TaskEngine.of(MemoryTaskStore()) if tasks is None else tasks
 
     @property
     def store(self) -> OutcomeStore:
