@@ -313,6 +313,7 @@ class TaskEngine:
             else:
                 record.status = "completed"
                 record.result = result or {}
+                record.message = None  # "Rendering..." would no longer be true
             return True
 
         await self.store.change(task_id, end)
