@@ -20,10 +20,11 @@ from annotated_types import Ge
 from fastmcp import FastMCP
 from fastmcp.server.extensions import ServerExtension
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from elicitkit import ask, go_async, install
-from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore
+from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore, TaskStore
 from elicitkit._runtime.tasks import TaskEngine
 from elicitkit.testing._task_wire import (
     CreatedTask,
@@ -61,8 +62,18 @@ class Counts:
     ended: anyio.Event = field(default_factory=anyio.Event)
 
 
-def build(sdk: str, counts: Counts, *, work: float = 0.0, required: bool = False) -> Any:
-    server = new_server(sdk, "tasks")
+def build(
+    sdk: str,
+    counts: Counts,
+    *,
+    work: float = 0.0,
+    required: bool = False,
+    tasks: TaskStore | None = None,
+) -> Any:
+    if tasks is None:
+        server = new_server(sdk, "tasks")
+    else:
+        server = install(MCPServer("tasks") if sdk == "mcp" else FastMCP("tasks"), tasks=tasks)
 
     @server.tool()
     async def render(title: str) -> str:
@@ -453,3 +464,27 @@ async def test_fastmcp_with_another_tasks_extension_added_later_refuses_each_cal
         result = await client.call_tool("hello", {})
     assert result.is_error
     assert text_of(result) == _TWO_TASKS
+
+
+async def test_two_go_async_at_once_make_one_task() -> None:
+    store = MemoryTaskStore()
+    server = install(MCPServer("twice"), tasks=store)
+    went: list[bool] = []
+
+    @server.tool()
+    async def both() -> str:
+        async def one() -> None:
+            went.append(await go_async())
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one)
+            group.start_soon(one)
+        return "done"
+
+    async with tasks_client(in_memory(server)) as client:
+        created = await client.session.call_tool("both", {}, allow_claimed=True)
+        assert isinstance(created, CreatedTask)
+        done = await until(client, created.task_id, "completed")
+    assert done["result"]["content"][0]["text"] == "done"
+    assert went == [True, True]
+    assert len(store) == 1

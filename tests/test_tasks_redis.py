@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from redis.asyncio import Redis
 
 from elicitkit._replay.redis_tasks import RedisTaskStore
@@ -33,6 +34,8 @@ from elicitkit.testing._task_wire import (
 )
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
+from tests.sdks import in_memory
+from tests.test_tasks import Counts, build
 
 pytestmark = pytest.mark.anyio
 
@@ -207,3 +210,45 @@ async def test_a_killed_worker_leaves_its_task_failed_within_seconds(
     assert ended["status"] == "failed"
     assert ended["error"] == {"code": -32603, "message": WORKER_LOST}
     assert ended["statusMessage"] == WORKER_LOST
+
+
+@pytest.fixture
+async def dead_redis() -> AsyncIterator[Redis]:
+    """A client of a Redis that is not there (a port nothing listens on)."""
+    client = Redis.from_url(f"redis://127.0.0.1:{free_port()}", socket_connect_timeout=0.2)
+    yield client
+    await client.aclose()
+
+
+async def test_a_task_store_that_is_down_fails_the_call_closed(dead_redis: Redis) -> None:
+    counts = Counts()
+    server = build("mcp", counts, tasks=RedisTaskStore(dead_redis, timeout=0.5))
+    async with Client(
+        in_memory(server), elicitation_callback=never_called, extensions=[TasksExtension()]
+    ) as client:
+        first = await client.session.call_tool(
+            "render", {"title": "Q3"}, allow_input_required=True, allow_claimed=True
+        )
+        key, _, state = only_question(first)
+        refused = await client.session.call_tool(
+            "render",
+            {"title": "Q3"},
+            input_responses={key: accept(name="Ada")},
+            request_state=state,
+            allow_input_required=True,
+            allow_claimed=True,
+        )
+        with pytest.raises(MCPError) as unknown:
+            await get_task(client, "some-task")
+    assert refused.is_error  # type: ignore[union-attr]
+    assert refused.content[0].text == (  # type: ignore[union-attr]
+        "Error executing tool render: The tool could not go on as a task: the server's task "
+        "store failed (see its log), so nothing after go_async() ran. Call the tool again in "
+        "a little while."
+    )
+    assert counts.after_go_async == 0
+    assert unknown.value.error.code == -32603
+    assert unknown.value.error.message == (
+        "tasks/get failed: the server's task store did not answer, so the task's state is "
+        "unknown right now. Send the request again in a little while."
+    )

@@ -466,13 +466,30 @@ class Detachable(Generic[R]):
         self._outcome: tuple[R] | None = None
         self._failure: BaseException | None = None
         self._task_id: str | None = None
+        self._creating = False
         self._scope = anyio.CancelScope()
 
     async def detach(self, run: ToolRun, message: str | None) -> None:
-        """See `elicitkit._runtime.context.Detacher` (called by ``go_async()``)."""
-        record = await self._engine.create(
-            dialogue=self._dialogue(), principal=self._principal, message=message
-        )
+        """See `elicitkit._runtime.context.Detacher` (called by ``go_async()``).
+
+        Raises:
+            ElicitError: The task store failed; nothing after ``go_async()`` ran.
+        """
+        if self._creating:  # a sibling task of the body got here first: one task per call
+            await self._handed.wait()
+            return
+        self._creating = True
+        try:
+            record = await self._engine.create(
+                dialogue=self._dialogue(), principal=self._principal, message=message
+            )
+        except Exception as error:  # noqa: BLE001  (any store failure: the call is told)
+            logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
+                "elicitkit could not create a task: its store (%s) failed: %s",
+                type(self._engine.store).__name__,
+                error,
+            )
+            raise run.channel.surface(ElicitError(_NOT_CREATED)) from None
         self._task_id = record.task_id
         run.channel = TaskChannel(self._engine, record.task_id, run.channel)
         run.replay = None  # from here on, the body runs once: questions wait for answers
@@ -544,13 +561,31 @@ class Detachable(Generic[R]):
                 else:
                     error = _unwrapped(error)
                     data = self._error_json(error)
-                    if data is None:
+                    if isinstance(error, anyio.get_cancelled_exc_class()):
+                        # Cancelled from outside the task: the server is shutting down.
+                        data = {"code": INTERNAL_ERROR, "message": _STOPPED}
+                    elif data is None:
                         logger.error("elicitkit task %s crashed", task_id, exc_info=error)
-                        data = {"code": INTERNAL_ERROR, "message": "The task crashed."}
+                        data = {"code": INTERNAL_ERROR, "message": _CRASHED}
                     await self._engine.finish(task_id, error=data)
             except Exception:
                 # The lease lapses, and tasks/get reports the worker as lost: closed.
                 logger.exception("elicitkit could not record the end of task %s", task_id)
+
+
+_NOT_CREATED = (
+    "The tool could not go on as a task: the server's task store failed (see its log), so "
+    "nothing after go_async() ran. Call the tool again in a little while."
+)
+_STOPPED = (
+    "The server stopped while this task ran (it was shut down or restarted), so the task "
+    "did not finish and what it had done is unknown. Check the outcome, then call the tool "
+    "again."
+)
+_CRASHED = (
+    "The task failed with an unexpected error in the server (see its log), so it did not "
+    "finish. Call the tool again, or report the problem to the server's authors."
+)
 
 
 def _unwrapped(error: BaseException) -> BaseException:

@@ -16,6 +16,7 @@ expired or another caller's is "not found" (-32602), never told apart.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -27,6 +28,8 @@ from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
 
 from elicitkit._replay.tasks import TASKS_EXTENSION, detailed_task
 from elicitkit._runtime.tasks import TaskEngine
+
+logger = logging.getLogger("elicitkit")
 
 # The longest task id looked up: elicitkit's are 22 characters; a megabyte of id is refused
 # before it reaches a store.
@@ -80,6 +83,34 @@ async def serve_task_request(
                     "Mcp-Name: <taskId>."
                 ),
             )
+    try:
+        return await _serve(ctx, engine, method, task_id, params)
+    except MCPError:
+        raise
+    except Exception as error:  # noqa: BLE001  (any store failure: the client is told)
+        # One sentence to the client; the store's own words stay in the server's log.
+        logger.error(  # noqa: TRY400  (one line: a store that is down fails many requests)
+            "elicitkit's task store (%s) failed %s: %s",
+            type(engine.store).__name__,
+            method,
+            error,
+        )
+        raise MCPError(
+            code=types.INTERNAL_ERROR,
+            message=(
+                f"{method} failed: the server's task store did not answer, so the task's "
+                "state is unknown right now. Send the request again in a little while."
+            ),
+        ) from None
+
+
+async def _serve(
+    ctx: ServerRequestContext[Any, Any],
+    engine: TaskEngine,
+    method: str,
+    task_id: str,
+    params: Mapping[str, Any],
+) -> dict[str, Any]:
     principal = authenticated_principal(ctx)
     if method == "tasks/get":
         record = await engine.get(task_id, principal)
