@@ -202,6 +202,8 @@ async def test_a_killed_worker_leaves_its_task_failed_within_seconds(
     async with _client(two) as second:
         async with _client(one) as first:
             task_id = await _start(first, 60.0)
+            # Past two leases (one second each): the body's worker renews it, so it works on.
+            await anyio.sleep(2.5)
             assert (await get_task(second, task_id))["status"] == "working"
         body_worker.send_signal(signal.SIGKILL)
         body_worker.wait()

@@ -125,7 +125,9 @@ class RedisTaskStore:
         self._saw(record)
         return record
 
-    async def change(self, task_id: str, edit: Callable[[TaskRecord], bool]) -> TaskRecord | None:
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+    ) -> TaskRecord | None:
         """See `elicitkit.stores.TaskStore.change`."""
         key = self._key(task_id)
         with anyio.fail_after(self.timeout):
@@ -141,10 +143,11 @@ class RedisTaskStore:
                             await pipe.reset()
                             self._saw(record)
                             return record
-                        record.updated_at = time.time()
                         pipe.multi()
+                        if wake:
+                            record.updated_at = time.time()
+                            pipe.publish(self._channel(task_id), "1")
                         pipe.set(key, _dumps(record), keepttl=True)
-                        pipe.publish(self._channel(task_id), "1")
                         await pipe.execute()
                     except WatchError:
                         continue  # another worker changed it first: edit the fresh record

@@ -165,13 +165,16 @@ class TaskStore(Protocol):
         """Return the record, or ``None`` if there is none (never created, or expired)."""
         ...
 
-    async def change(self, task_id: str, edit: Callable[[TaskRecord], bool]) -> TaskRecord | None:
-        """Apply ``edit`` to the record atomically; wake `wait` if it returns ``True``.
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+    ) -> TaskRecord | None:
+        """Apply ``edit`` to the record atomically, and keep the result if it changed.
 
         ``edit`` mutates the record it is given and returns whether it changed anything;
         it may be called more than once (a store that retries on a concurrent write), so
-        it must depend on the record alone. Returns the record after the edit, or
-        ``None`` if there is no record.
+        it must depend on the record alone. A change sets ``updated_at`` and wakes `wait`,
+        unless ``wake`` is false (a lease renewal: kept, but nobody's news). Returns the
+        record after the edit, or ``None`` if there is no record.
         """
         ...
 
@@ -242,12 +245,14 @@ class MemoryTaskStore:
         self._sweep()
         return self._records.get(task_id)
 
-    async def change(self, task_id: str, edit: Callable[[TaskRecord], bool]) -> TaskRecord | None:
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+    ) -> TaskRecord | None:
         """See `TaskStore.change`."""
         record = await self.get(task_id)
         if record is None:
             return None
-        if edit(record):
+        if edit(record) and wake:
             record.updated_at = time.time()
             event = self._changed.pop(task_id, None)
             if event is not None:

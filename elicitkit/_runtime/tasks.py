@@ -33,6 +33,7 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
+from elicitkit._compat import BaseExceptionGroup
 from elicitkit._replay.tasks import (
     INTERNAL_ERROR,
     TASKS_EXTENSION,
@@ -49,6 +50,7 @@ from elicitkit._runtime.context import (
     outside_a_call,
     running_step,
 )
+from elicitkit._runtime.timeouts import timed_out
 from elicitkit.errors import (
     ElicitationTimeout,
     ElicitError,
@@ -326,7 +328,7 @@ class TaskEngine:
 
         def renew(record: TaskRecord) -> bool:
             record.lease_until = time.time() + self.lease
-            return False  # a renewal wakes nobody
+            return True
 
         renew_every = self.lease / 3
         renewed = time.monotonic()
@@ -339,7 +341,7 @@ class TaskEngine:
                 time.monotonic() - renewed >= renew_every
                 or record.lease_until - time.time() < renew_every * 2
             ):
-                await self.store.change(task_id, renew)
+                await self.store.change(task_id, renew, wake=False)  # kept, nobody's news
                 renewed = time.monotonic()
             await self.store.wait(task_id, renew_every)
 
@@ -375,7 +377,6 @@ class TaskChannel:
         self._task_id = task_id
         self._call = call
         self._why_not = call.why_no_forms()  # read while the call's request is current
-        self._keys = 0
 
     @property
     def protocol(self) -> str:
@@ -396,8 +397,6 @@ class TaskChannel:
                 self._task_id, key, {"method": "elicitation/create", "params": params}, within
             )
         except TimeoutError:
-            from elicitkit._runtime.timeouts import timed_out  # noqa: PLC0415
-
             raise self.surface(ElicitationTimeout(timed_out(within or 0.0))) from None
 
     async def send_all(
@@ -590,8 +589,6 @@ _CRASHED = (
 
 def _unwrapped(error: BaseException) -> BaseException:
     """The one exception inside the body's task group, if it holds just one."""
-    from elicitkit._compat import BaseExceptionGroup  # noqa: PLC0415
-
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         error = error.exceptions[0]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     return error  # pyright: ignore[reportUnknownVariableType]
