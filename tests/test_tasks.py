@@ -26,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from elicitkit import ask, go_async, install
 from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore, TaskStore
 from elicitkit._runtime.tasks import TaskEngine
+from elicitkit.errors import ElicitationUnsupported
 from elicitkit.testing._task_wire import (
     CreatedTask,
     TasksExtension,
@@ -34,6 +35,7 @@ from elicitkit.testing._task_wire import (
     task_request,
     update_task,
 )
+from elicitkit.url import ask_url
 from tests.loopback import serving
 from tests.mrtr import accept, never_called, only_question, text_of
 from tests.sdks import in_memory, new_server
@@ -488,3 +490,26 @@ async def test_two_go_async_at_once_make_one_task() -> None:
     assert done["result"]["content"][0]["text"] == "done"
     assert went == [True, True]
     assert len(store) == 1
+
+
+async def test_a_url_question_inside_a_task_is_refused_with_the_reason() -> None:
+    server = new_server("mcp", "urls")
+
+    @server.tool()
+    async def pay() -> str:
+        await go_async()
+        try:
+            await ask_url("Pay here", "https://pay.example/checkout")
+        except ElicitationUnsupported as refused:
+            return str(refused)
+        return "asked"
+
+    async with tasks_client(in_memory(server)) as client:
+        created = await client.session.call_tool("pay", {}, allow_claimed=True)
+        assert isinstance(created, CreatedTask)
+        done = await until(client, created.task_id, "completed")
+    assert done["result"]["content"][0]["text"] == (
+        "This client cannot open a URL for the user (elicitkit does not ask URL questions "
+        "inside a task yet), so the tool could not send the user to the page. Give the user "
+        "the link in the tool's result instead."
+    )
