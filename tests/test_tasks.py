@@ -26,7 +26,8 @@ from mcp.shared.exceptions import MCPError
 from elicitkit import ask, go_async, install
 from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore, TaskStore
 from elicitkit._runtime.tasks import TaskEngine
-from elicitkit.errors import ElicitationUnsupported
+from elicitkit._runtime.timeouts import timed_out
+from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
 from elicitkit.testing._task_wire import (
     CreatedTask,
     TasksExtension,
@@ -513,3 +514,27 @@ async def test_a_url_question_inside_a_task_is_refused_with_the_reason() -> None
         "inside a task yet), so the tool could not send the user to the page. Give the user "
         "the link in the tool's result instead."
     )
+
+
+async def test_an_unanswered_in_task_question_times_out_and_is_withdrawn() -> None:
+    server = new_server("mcp", "timeouts")
+
+    @server.tool()
+    async def wait_for_it() -> str:
+        await go_async()
+        try:
+            await ask(GoOn, "How many?", key="how_many", timeout=0.3)
+        except ElicitationTimeout as late:
+            return str(late)
+        return "answered"
+
+    async with tasks_client(in_memory(server)) as client:
+        created = await client.session.call_tool("wait_for_it", {}, allow_claimed=True)
+        assert isinstance(created, CreatedTask)
+        asking = await until(client, created.task_id, "input_required")
+        assert list(asking["inputRequests"]) == ["how_many"]
+        done = await until(client, created.task_id, "completed")
+        # Too late: the question was withdrawn, its key is not outstanding any more.
+        await update_task(client, created.task_id, {"how_many": accept(copies=1).model_dump()})
+    assert done["result"]["content"][0]["text"] == timed_out(0.3)
+    assert "inputRequests" not in done
