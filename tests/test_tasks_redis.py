@@ -34,7 +34,7 @@ from elicitkit.testing._task_wire import (
 )
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
-from tests.sdks import in_memory
+from tests.sdks import SDKS, in_memory
 from tests.test_tasks import Counts, build
 
 pytestmark = pytest.mark.anyio
@@ -110,18 +110,18 @@ async def test_records_expire_with_their_ttl(redis_client: Redis) -> None:
     assert await engine.get(record.task_id, None) is None
 
 
-@pytest.fixture(scope="module")
-def workers(redis_url: str) -> Iterator[list[tuple[str, Any]]]:
-    """Two worker processes sharing Redis, for the whole module (each start costs seconds).
+@pytest.fixture(scope="module", params=SDKS)
+def workers(request: pytest.FixtureRequest, redis_url: str) -> Iterator[list[tuple[str, Any]]]:
+    """Two worker processes of one SDK sharing Redis, per module (each start costs seconds).
 
-    The last test of the module kills the first worker.
+    The last test using them kills the first worker.
     """
-    with two_workers(redis_url) as started:
+    with two_workers(redis_url, str(request.param)) as started:
         yield started
 
 
 @contextmanager
-def two_workers(redis_url: str) -> Iterator[list[tuple[str, Any]]]:
+def two_workers(redis_url: str, sdk: str) -> Iterator[list[tuple[str, Any]]]:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {
         **os.environ,
@@ -134,7 +134,7 @@ def two_workers(redis_url: str) -> Iterator[list[tuple[str, Any]]]:
         workers = []
         for port in (free_port(), free_port()):
             process = stack.enter_context(
-                listening([sys.executable, str(WORKER), str(port)], port, env=env)
+                listening([sys.executable, str(WORKER), str(port), sdk], port, env=env)
             )
             workers.append((f"http://127.0.0.1:{port}/mcp", process))
         yield workers

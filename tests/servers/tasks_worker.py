@@ -1,7 +1,9 @@
 """One worker of a multi-process server with tasks: streamable HTTP, Redis task store.
 
     MCP_REQUEST_STATE_KEY=... ELICITKIT_REDIS_URL=redis://... TASKS_PREFIX=... \\
-        python tasks_worker.py PORT
+        python tasks_worker.py PORT SDK
+
+``SDK`` is ``mcp`` (the official ``MCPServer``) or ``fastmcp`` (a ``FastMCP``).
 
 Both workers share the sealing key, the dialogue store (``ELICITKIT_REDIS_URL``, read by
 ``install()``) and a `RedisTaskStore` under ``TASKS_PREFIX`` with a one-second lease, so a
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -22,7 +25,13 @@ from redis.asyncio import Redis
 from elicitkit import ask, go_async, install
 from elicitkit.stores import RedisTaskStore
 
-server: MCPServer = MCPServer("tasks-scaleout")
+SDK = sys.argv[2] if len(sys.argv) > 2 else "mcp"
+# Every worker has the same name: it is the audience sealed into requestState.
+server: Any = MCPServer("tasks-scaleout")
+if SDK == "fastmcp":
+    from fastmcp import FastMCP  # only here: importing it takes a second
+
+    server = FastMCP("tasks-scaleout")
 install(
     server,
     tasks=RedisTaskStore(
@@ -57,4 +66,14 @@ async def render(title: str, seconds: float) -> str:
 
 
 if __name__ == "__main__":
-    server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+    if SDK == "fastmcp":
+        server.run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[1]),
+            path="/mcp",
+            show_banner=False,
+            log_level="WARNING",
+        )
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
