@@ -484,6 +484,7 @@ class Detachable(Generic[R]):
                 dialogue=self._dialogue(), principal=self._principal, message=message
             )
         except Exception as error:  # noqa: BLE001  (any store failure: the call is told)
+            self._creating = False
             logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
                 "elicitkit could not create a task: its store (%s) failed: %s",
                 type(self._engine.store).__name__,
