@@ -524,7 +524,8 @@ class Detachable(Generic[R]):
 
     async def _background(self, body: Callable[[], Awaitable[R]]) -> None:
         # Only the body here: the lease's holder starts with the task (`_start_holding`),
-        # so a call that never goes async pays for one task, not a task group (~130 µs).
+        # so a call that never goes async pays for one background task, not a task group
+        # too (the whole detour measured about 130 µs a call with the group, at load 5).
         value: tuple[R] | None = None
         try:
             with self._scope:
