@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Literal, Protocol
 
@@ -106,8 +106,11 @@ class TaskRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TaskRecord:
-        """Rebuild a record `to_json` wrote."""
-        return cls(**dict(data))
+        """Rebuild a record `to_json` wrote (fields a later version added are left out)."""
+        return cls(**{name: data[name] for name in _FIELDS if name in data})
+
+
+_FIELDS = tuple(field.name for field in fields(TaskRecord))
 
 
 def iso(moment: float) -> str:
