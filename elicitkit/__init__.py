@@ -28,6 +28,7 @@ from elicitkit._runtime.missing_arguments import fill_missing
 from elicitkit._runtime.oneliners import ask_text, choose, confirm
 from elicitkit._runtime.result import Action, ElicitResultTyped
 from elicitkit._runtime.steps import replaying, step
+from elicitkit._runtime.tasks import go_async
 from elicitkit.errors import ElicitError, FormDefinitionError, InvalidContent
 from elicitkit.integrations import install
 
@@ -50,6 +51,7 @@ __all__ = [
     "confirm",
     "fill_missing",
     "form",
+    "go_async",
     "install",
     "parse_content",
     "replaying",

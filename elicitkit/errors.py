@@ -24,6 +24,7 @@ __all__ = [
     "StepDefinitionError",
     "StepError",
     "StepFailed",
+    "TasksUnsupported",
     "TooManyOpenUrls",
     "TooManyRounds",
 ]
@@ -125,6 +126,15 @@ class TooManyOpenUrls(ElicitError):
     open are kept (another user's page can still complete); the new question is refused.
     Routes are dropped as their questions are declined, cancelled or time out, their pages
     expire, or their sessions end, so a later call may succeed.
+    """
+
+
+class TasksUnsupported(ElicitError):
+    """``go_async(required=True)`` in a call whose client cannot follow a task.
+
+    The client did not declare the Tasks extension (``io.modelcontextprotocol/tasks``) on
+    this request, or speaks a protocol version without it. Uncaught, the client gets the
+    extension's -32021 error naming the extension it lacks.
     """
 
 

@@ -1,8 +1,11 @@
-"""Where 2026-07-28 dialogues are recorded, so each completes at most once.
+"""Where 2026-07-28 dialogues are recorded, so each completes at most once, and tasks kept.
 
 `MemoryStore` serves one process (the default); `RedisStore` is shared by every process
 that serves the same clients (``pip install "elicitkit[redis]"``). Pass one to
 ``install(server, store=...)``; write your own by implementing `OutcomeStore`.
+
+The tasks of ``go_async()`` live in a `TaskStore`: `MemoryTaskStore` by default, or a
+`RedisTaskStore` shared by every worker, passed as ``install(server, tasks=...)``.
 """
 
 from __future__ import annotations
@@ -10,11 +13,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
+from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
     from elicitkit._replay.redis_store import RedisStore
+    from elicitkit._replay.redis_tasks import RedisTaskStore
 
-__all__ = ["Claim", "MemoryStore", "OutcomeStore", "RedisStore"]
+__all__ = [
+    "Claim",
+    "MemoryStore",
+    "MemoryTaskStore",
+    "OutcomeStore",
+    "RedisStore",
+    "RedisTaskStore",
+    "TaskRecord",
+    "TaskStore",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -23,4 +37,8 @@ def __getattr__(name: str) -> Any:
         from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
 
         return RedisStore
+    if name == "RedisTaskStore":
+        from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415
+
+        return RedisTaskStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

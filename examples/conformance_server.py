@@ -11,10 +11,11 @@ then point ``@modelcontextprotocol/conformance`` at it, one scenario at a time::
 
 (``bash .ci/conformance`` installs Node 22 and the runner, and runs all of them).
 
-Every question is a form type and an ``ask()`` (never a hand-written schema or
-``InputRequiredResult``); the sealing, tamper checks and re-asking come from elicitkit and
-the SDK. The one hand-written request is the sampling question of the capability check:
-sampling is not elicitation, so elicitkit does not ask it.
+Every question is a form type and an ``ask()``, and long work goes on as a task with
+``go_async()``: never a hand-written schema, ``InputRequiredResult`` or task result. The
+sealing, tamper checks, re-asking and the task books come from elicitkit and the SDK. The
+one hand-written request is the sampling question of the capability check: sampling is not
+elicitation, so elicitkit does not ask it.
 
 Scenarios are grouped by the function that registers them (``add_...(server)``); a group
 for another protocol era is one more such function, listed in ``SCENARIO_GROUPS``.
@@ -26,10 +27,12 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import anyio
 import mcp_types as types
 from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
 
-from elicitkit import ask, install
+from elicitkit import Question, ask, ask_all, go_async, install
 from elicitkit.errors import ElicitationUnsupported
 
 
@@ -77,6 +80,7 @@ def add_input_required_scenarios(server: MCPServer) -> None:
 
     @server.tool()
     async def test_input_required_result_multi_round() -> str:
+        """Ask two questions in two rounds (multi-round): a name, then a favourite color."""
         name = await ask(UserName, "Step 1: What is your name?", key="step1")
         color = await ask(FavouriteColor, "Step 2: What is your favorite color?", key="step2")
         if name.content is None or color.content is None:
@@ -116,12 +120,89 @@ def add_input_required_scenarios(server: MCPServer) -> None:
 
     @server.prompt()
     async def test_input_required_result_prompt() -> str:
+        """Ask for the story's context before writing the prompt (non-tool request)."""
         answer = await ask(PromptContext, "What context should the prompt use?", key="user_context")
         context = answer.content.context if answer.content else "none"
         return f"Write a short story set in this context: {context}"
 
 
-SCENARIO_GROUPS: list[Callable[[MCPServer], None]] = [add_input_required_scenarios]
+@dataclass
+class DeleteConfirmation:
+    confirm: bool
+
+
+@dataclass
+class PartialAnswer:
+    name: str
+    confirm: bool
+
+
+def add_tasks_scenarios(server: MCPServer) -> None:
+    """The ``tasks-*`` scenarios of the Tasks extension: long work with ``go_async()``.
+
+    Each task-supporting tool calls ``go_async()`` where its long work starts; the task
+    records, ``tasks/get``, ``tasks/update`` and ``tasks/cancel`` come from elicitkit.
+    """
+
+    @server.tool()
+    async def greet(name: str) -> str:
+        """Greet someone, at once (a tool that never becomes a task)."""
+        return f"Hello, {name}!"
+
+    @server.tool()
+    async def slow_compute(seconds: float, label: str = "") -> str:
+        """Work for ``seconds`` seconds as a task; cancellable while it works."""
+        await go_async(f"Computing {label or 'a result'}")
+        await anyio.sleep(seconds)
+        return f"Computed {label or 'a result'} in {seconds:g} s."
+
+    @server.tool()
+    async def failing_job() -> types.CallToolResult:
+        """Require a task, work a second, then report a tool error (``isError``)."""
+        await go_async("Running a job that will fail", required=True)
+        await anyio.sleep(1.0)
+        text = types.TextContent(type="text", text="The job failed: nothing to process.")
+        return types.CallToolResult(content=[text], is_error=True)
+
+    @server.tool()
+    async def protocol_error_job() -> str:
+        """Fail as a task with a JSON-RPC error (a protocol-level failure)."""
+        await go_async("Running a job that will break")
+        raise MCPError(code=types.INTERNAL_ERROR, message="The job's backend is unavailable.")
+
+    @server.tool()
+    async def confirm_delete(filename: str) -> str:
+        """Go async, then ask inside the task whether to delete ``filename``."""
+        await go_async(f"Preparing to delete {filename}")
+        answer = await ask(DeleteConfirmation, f"Delete {filename}?")
+        if answer.content is not None and answer.content.confirm:
+            return f"Deleted {filename}."
+        return f"Kept {filename} ({answer.action})."
+
+    @server.tool()
+    async def multi_input() -> str:
+        """Go async, then ask two questions at once inside the task."""
+        await go_async("Collecting two answers")
+        first, second = await ask_all(
+            Question(PartialAnswer, "First answer?", key="first"),
+            Question(PartialAnswer, "Second answer?", key="second"),
+        )
+        names = [a.content.name for a in (first, second) if a.content is not None]
+        return f"Got {' and '.join(names) or 'no answers'}."
+
+    @server.tool()
+    async def test_tool_with_task() -> str:
+        """Ask for a name over replay rounds, then go on as a task (required)."""
+        answer = await ask(UserName, "What is your name?", key="user_name")
+        await go_async("Greeting, slowly", required=True)
+        await anyio.sleep(0.2)
+        return f"Hello, {answer.content.name if answer.content else 'nobody'}!"
+
+
+SCENARIO_GROUPS: list[Callable[[MCPServer], None]] = [
+    add_input_required_scenarios,
+    add_tasks_scenarios,
+]
 
 
 def build_server() -> MCPServer:

@@ -32,6 +32,7 @@ from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
 from elicitkit.integrations import fastmcp as fastmcp_integration
 from elicitkit.integrations._sdk_private import (
     connection_of,
+    fastmcp_extensions,
     fastmcp_sdk_server,
     state_security,
     tool_uses_resolve,
@@ -93,6 +94,22 @@ def test_fastmcp_serves_through_an_sdk_server_with_the_boundary() -> None:
     )
     assert any(isinstance(m, RequestStateBoundary) for m in inner.middleware), (
         "fastmcp's SDK server no longer holds a RequestStateBoundary in its middleware list."
+    )
+
+
+def test_fastmcp_keeps_its_extensions_by_identifier() -> None:
+    from fastmcp.server.extensions import ServerExtension  # noqa: PLC0415
+
+    class Probe(ServerExtension):
+        identifier = "io.modelcontextprotocol/tasks"
+
+    server = FastMCP("extended")
+    probe = Probe()
+    server.add_extension(probe)
+    assert fastmcp_extensions(server).get("io.modelcontextprotocol/tasks") is probe, (
+        "fastmcp changed FastMCP._extensions (identifier -> registered extension): elicitkit "
+        "reads it to refuse a server that also registered fastmcp-tasks "
+        "(_sdk_private.fastmcp_extensions)."
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar, cast, overload
 
@@ -47,6 +47,11 @@ from elicitkit.errors import (
 from elicitkit.protocol import known_protocol
 
 T = TypeVar("T")
+
+# A channel's way to send several questions at once (a task's): (params, within, key) each.
+SendAll = Callable[
+    [list[tuple[dict[str, Any], float | None, str]]], Awaitable[list[Mapping[str, Any]]]
+]
 
 _ACTIONS = ("accept", "decline", "cancel")
 
@@ -222,7 +227,7 @@ async def _attempt(
     """
     channel, replay = run.channel, run.replay
     if replay is None:
-        raw = await channel.send(question.params, question.timeout)
+        raw = await channel.send(question.params, question.timeout, key=question.key)
         try:
             return _typed_result(form, raw, channel)
         except InvalidContent as error:
@@ -359,10 +364,13 @@ async def _ask_round(
     run = _current_run("ask_all()")
     prepared = [_prepare(run, tp, message, key) for tp, message, key in questions]
     channel, replay = run.channel, run.replay
+    if replay is None and hasattr(channel, "send_all"):
+        return await _ask_at_once(prepared, channel)
     if replay is None:  # handshake eras: one request per question, in order
         results: list[ElicitResultTyped[Any]] = []
         for asked in prepared:
-            raw = await channel.send(asked.question.params, asked.question.timeout)
+            question = asked.question
+            raw = await channel.send(question.params, question.timeout, key=question.key)
             results.append(_typed_result(asked.form, raw, channel))
         return tuple(results)
     answered: list[ElicitResultTyped[Any]] = []
@@ -377,6 +385,23 @@ async def _ask_round(
     if unanswered:
         raise need_input(replay, tuple(unanswered), channel)
     return tuple(answered)
+
+
+async def _ask_at_once(
+    prepared: Sequence[Asked], channel: Channel
+) -> tuple[ElicitResultTyped[Any], ...]:
+    """Ask every question together through a channel that can (a task's ``inputRequests``).
+
+    The answers are decoded in order once all have arrived, so the outcome is the same as
+    asking one after the other: the first invalid answer raises.
+    """
+    send_all = cast("SendAll", channel.send_all)  # type: ignore[attr-defined]
+    raws = await send_all(
+        [(asked.question.params, asked.question.timeout, asked.question.key) for asked in prepared]
+    )
+    return tuple(
+        _typed_result(asked.form, raw, channel) for asked, raw in zip(prepared, raws, strict=True)
+    )
 
 
 def _current_run(function: str = "ask()") -> ToolRun:

@@ -83,13 +83,17 @@ class Channel(Protocol):
         """
         ...
 
-    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
+    async def send(
+        self, params: dict[str, Any], within: float | None, *, key: str | None = None
+    ) -> Mapping[str, Any]:
         """Send ``elicitation/create`` mid-call (handshake eras) and return the raw result.
 
         Args:
             params: The request's params.
             within: Seconds to wait for the answer (``None``: no limit). On expiry the
                 client is told the request is withdrawn.
+            key: The question's key, unique in the run (a channel that names its
+                requests, such as a task's ``inputRequests``, uses it).
 
         Raises:
             ElicitationFailed: The client answered with an error.
@@ -139,6 +143,17 @@ class StepBook(Protocol):
         ...
 
 
+class Detacher(Protocol):
+    """Turns the rest of one tool call into a task (see ``go_async()``)."""
+
+    async def detach(self, run: ToolRun, message: str | None) -> None:
+        """Create the task, answer the call with it, and make ``run`` ask through it.
+
+        Returns once the task is durably created; the body then goes on as the task.
+        """
+        ...
+
+
 @dataclass
 class ToolRun:
     """One run of one tool body.
@@ -163,6 +178,11 @@ class ToolRun:
         lease: The lease a later round holds on its dialogue (2026-07-28), which a step
             marked ``retry_safe`` marks while its function runs; ``None`` in round one and
             on 2025 eras.
+        detacher: How this call becomes a task (``go_async()``), or ``None`` if it
+            cannot: see ``no_tasks``.
+        no_tasks: Why this call cannot become a task (completes "the client cannot
+            follow a task (...)"), read only when ``detacher`` is ``None``.
+        in_task: ``go_async()`` made this run a task: it answers no round any more.
     """
 
     channel: Channel
@@ -176,6 +196,9 @@ class ToolRun:
     step_keys: set[str] = field(default_factory=set[str])
     lease: RoundLease | None = None
     call_tag: str | None = None
+    detacher: Detacher | None = None
+    no_tasks: str = "the server cannot run this call as a task"
+    in_task: bool = False
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property

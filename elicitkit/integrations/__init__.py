@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
+from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.context import CompletionRouter, surface_without_a_call
 from elicitkit.integrations._uninstalled import readable_anywhere
 
@@ -26,6 +27,7 @@ def install(
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
+    tasks: TaskStore | None = None,
 ) -> ServerT:
     """Make ``ask()`` work in every tool of ``server``.
 
@@ -46,6 +48,9 @@ def install(
             `elicitkit.url.use_completions` choice), a ``RedisCompletions`` at that URL;
             else the process default of the moment (`use_completions`, initially a
             ``LocalCompletions``). Installing two servers keeps both routable.
+        tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: a
+            ``MemoryTaskStore`` in this process; share one such as a ``RedisTaskStore``
+            between processes).
 
     With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
     in every worker), ``requestState`` is sealed with it instead of the server's own
@@ -62,12 +67,12 @@ def install(
     if _is_mcp_server(target):
         from elicitkit.integrations import mcp  # noqa: PLC0415
 
-        mcp.install(target, store=store, limits=limits, completions=completions)
+        mcp.install(target, store=store, limits=limits, completions=completions, tasks=tasks)
         return server
     if _is_fastmcp_server(target):
         from elicitkit.integrations import fastmcp  # noqa: PLC0415
 
-        fastmcp.install(target, store=store, limits=limits, completions=completions)
+        fastmcp.install(target, store=store, limits=limits, completions=completions, tasks=tasks)
         return server
     raise TypeError(_unsupported_server(server))
 

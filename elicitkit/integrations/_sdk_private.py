@@ -1,6 +1,6 @@
 """Every private detail of the SDKs that the integrations read, fenced in one place.
 
-Neither SDK offers a public way to these three facts. Each read is guarded (a missing or
+Neither SDK offers a public way to these facts. Each read is guarded (a missing or
 renamed attribute gives a safe answer, never a failing server), none is on the path of a
 call that does not ask, and each has a canary in ``tests/test_sdk_assumptions.py`` that
 fails loudly, naming the attribute, when an SDK release changes it. docs/how-it-works.md
@@ -12,6 +12,9 @@ fails loudly, naming the attribute, when an SDK release changes it. docs/how-it-
   ``install()``, for the state's lifetime and, with ``MCP_REQUEST_STATE_KEY``, its policy.
 * `fastmcp_sdk_server`: fastmcp, ``FastMCP._mcp_server``; read once by ``install()``
   (and by the testing kit, to connect in memory).
+* `fastmcp_extensions`: fastmcp, ``FastMCP._extensions``; read by ``install()`` and by
+  each ``tools/call`` of a fastmcp server (one dict lookup), to refuse a server that also
+  registered fastmcp-tasks' ``TasksExtension`` (both would serve ``tasks/*``).
 * `connection_of`: official SDK, ``ServerSession._connection``; read by ``ask_url()`` and
   ``require_url()`` on 2025-11-25 only, for the one session the route belongs to and its
   public ``Connection.exit_stack`` (unwound when the client leaves).
@@ -19,7 +22,8 @@ fails loudly, naming the attribute, when an SDK release changes it. docs/how-it-
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
@@ -72,6 +76,16 @@ def fastmcp_sdk_server(server: object) -> Server[Any] | None:
     """The official SDK's server a ``fastmcp.FastMCP`` serves through, or ``None``."""
     inner: Any = getattr(server, "_mcp_server", None)
     return inner if _is_sdk_server(inner) else None
+
+
+def fastmcp_extensions(server: object) -> Mapping[str, object]:
+    """The extensions registered on a ``fastmcp.FastMCP`` (``add_extension``), by identifier.
+
+    Empty when it cannot be read: elicitkit then does not refuse a server that also
+    registered fastmcp-tasks, as before that check existed.
+    """
+    found: object = getattr(server, "_extensions", None)
+    return cast("Mapping[str, object]", found) if isinstance(found, Mapping) else {}
 
 
 def _is_sdk_server(value: object) -> bool:

@@ -36,8 +36,9 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
+from elicitkit._replay.tasks import TASKS_EXTENSION, TaskStore
 from elicitkit._runtime.context import CompletionRouter, current_run, reached_through_uninstalled
-from elicitkit.integrations._sdk_private import fastmcp_sdk_server
+from elicitkit.integrations._sdk_private import fastmcp_extensions, fastmcp_sdk_server
 from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
 
 _HOST = Host(
@@ -65,6 +66,7 @@ def install(
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
+    tasks: TaskStore | None = None,
 ) -> None:
     """Add elicitkit's middleware to a fastmcp ``server`` (once).
 
@@ -81,6 +83,7 @@ def install(
             "run on the official SDK's server layer as elicitkit expects. Upgrade it: "
             "pip install 'elicitkit[fastmcp]'."
         )
+    _refuse_other_tasks(server)
     sdk_server = fastmcp_sdk_server(server)
     if sdk_server is None:
         raise TypeError(
@@ -96,9 +99,32 @@ def install(
         limits=limits,
         completions=completions,
         audience=server.name,
+        tasks=tasks,
     )
     if not any(isinstance(middleware, _Passage) for middleware in server.middleware):
-        server.add_middleware(_Passage(server.name))
+        server.add_middleware(_Passage(server))
+
+
+def _refuse_other_tasks(server: FastMCP[Any]) -> None:
+    """Refuse a server that also registered another Tasks extension (fastmcp-tasks').
+
+    Both would serve ``tasks/get``, ``tasks/update`` and ``tasks/cancel``: elicitkit's
+    middleware answers them first, so the other's tasks could never be polled.
+
+    Raises:
+        TypeError: The server has another extension ``io.modelcontextprotocol/tasks``.
+    """
+    other = fastmcp_extensions(server).get(TASKS_EXTENSION)
+    if other is not None:
+        raise TypeError(
+            f"Cannot use elicitkit on the FastMCP server {server.name!r} together with "
+            f"another implementation of the {TASKS_EXTENSION} extension "
+            f"({type(other).__module__}.{type(other).__qualname__}, registered with "
+            "add_extension(); fastmcp-tasks' TasksExtension is one): both serve tasks/get, "
+            "tasks/update and tasks/cancel, and a client's task requests would reach only "
+            "elicitkit. Drop that extension and start tasks with elicitkit's go_async() in "
+            "the tools, or do not install elicitkit on this server."
+        )
 
 
 class _Passage(Middleware):
@@ -113,14 +139,20 @@ class _Passage(Middleware):
       installed on: it notes that, so ``ask()`` says so instead of "not installed".
     """
 
-    def __init__(self, name: str) -> None:
-        self._name = name
+    def __init__(self, server: FastMCP[Any]) -> None:
+        self._server = server
+        self._name = server.name
 
     async def on_call_tool(
         self,
         context: MiddlewareContext[types.CallToolRequestParams],
         call_next: CallNext[types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
+        # An extension registered after install() is refused at the first call.
+        try:
+            _refuse_other_tasks(self._server)
+        except TypeError as error:
+            raise ToolError(str(error)) from None
         with self._noting_the_path():
             try:
                 return await call_next(context)

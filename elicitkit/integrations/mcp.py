@@ -36,7 +36,7 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.request_state import RequestStateBoundary
+from mcp.server.request_state import RequestStateBoundary, authenticated_principal
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.methods import is_input_required
@@ -49,8 +49,10 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
+from elicitkit._replay.tasks import TASKS_EXTENSION, MemoryTaskStore, TaskStore
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
 from elicitkit._runtime.steps import CALL_TAG, observe, observers
+from elicitkit._runtime.tasks import Detachable, TaskEngine
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit._runtime.url_mode import installed_with
 from elicitkit.errors import (
@@ -61,6 +63,7 @@ from elicitkit.errors import (
     ElicitError,
     FormDefinitionError,
     InvalidContent,
+    TasksUnsupported,
 )
 from elicitkit.integrations._environment import (
     completions_from_environment,
@@ -70,6 +73,7 @@ from elicitkit.integrations._environment import (
 )
 from elicitkit.integrations._quiet_log import withhold_answer_values
 from elicitkit.integrations._sdk_private import connection_of, state_ttl, tool_uses_resolve
+from elicitkit.integrations._task_requests import declares_tasks, serve_task_request
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +84,7 @@ def install(
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
+    tasks: TaskStore | None = None,
 ) -> None:
     """Add elicitkit's middleware to ``server`` (once).
 
@@ -89,6 +94,8 @@ def install(
             process). Servers that run in several processes share one, e.g. a `RedisStore`.
         limits: The caps on one dialogue (default: `ReplayLimits()`).
         completions: Where this server's URL-mode completions are routed (default: see
+            `elicitkit.install`).
+        tasks: Where the tasks of ``go_async()`` are kept (default: see
             `elicitkit.install`).
 
     Raises:
@@ -108,6 +115,7 @@ def install(
         limits=limits,
         completions=completions,
         audience=server.name,
+        tasks=tasks,
     )
 
 
@@ -147,6 +155,7 @@ def install_in_chain(
     limits: ReplayLimits | None,
     completions: CompletionRouter | None = None,
     audience: str | None = None,
+    tasks: TaskStore | None = None,
 ) -> None:
     """Append elicitkit's middleware to a server's SDK middleware ``chain`` (once).
 
@@ -157,6 +166,7 @@ def install_in_chain(
         limits: See `install`.
         completions: See `install`.
         audience: The server's name: the audience the SDK's boundary seals for by default.
+        tasks: See `install`.
 
     Raises:
         TypeError: The chain has no ``RequestStateBoundary``, or elicitkit is already in it
@@ -168,6 +178,7 @@ def install_in_chain(
             (store is not None and store is not installed.store)
             or (limits is not None and limits != installed.limits)
             or (completions is not None and completions is not installed.router)
+            or (tasks is not None and tasks is not installed.tasks.store)
         ):
             # Silently keeping the first store would break at-most-once across workers.
             raise TypeError(
@@ -215,6 +226,7 @@ def install_in_chain(
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
             completions=completions,
+            tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks),
         )
     )
 
@@ -245,15 +257,18 @@ class ElicitkitMiddleware:
         keep: float,
         wait: float = 30.0,
         completions: CompletionRouter | None = None,
+        tasks: TaskEngine | None = None,
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
         ``completions`` is the server's URL-mode router; ``None``: the process default.
+        ``tasks`` keeps the tasks of ``go_async()`` (default: in this process's memory).
         """
         self.host = host
         self.limits = limits
         self.once = AtMostOnce(store, keep=keep, wait=wait)
         self.router = completions
+        self.tasks = TaskEngine.of(MemoryTaskStore()) if tasks is None else tasks
 
     @property
     def store(self) -> OutcomeStore:
@@ -268,7 +283,11 @@ class ElicitkitMiddleware:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Run one request; pass through every method that cannot ask."""
+        """Run one request; serve the Tasks extension; pass through every other method."""
+        if ctx.method in _TASK_METHODS:
+            return await serve_task_request(ctx, self.tasks)
+        if ctx.method == "server/discover":
+            return _with_tasks_extension(await call_next(ctx))
         if ctx.method not in _ASKING_METHODS or ctx.request_id is None:
             return await call_next(ctx)
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
@@ -291,6 +310,17 @@ class ElicitkitMiddleware:
             steps=self.once if modern else None,
             call_tag=_call_tag(params) if observers else None,
         )
+        if modern and ctx.method == "tools/call" and replay is not None and declares_tasks(ctx):
+            run.detacher = Detachable(
+                self.tasks,
+                dialogue=lambda: replay.dialogue,
+                principal=authenticated_principal(ctx),
+                created=_task_created,
+                result_json=_task_result,
+                error_json=_OUTCOMES["tools/call"].error_data,
+            )
+        else:
+            run.no_tasks = _no_tasks(ctx, modern=modern)
         token = current_run.set(run)
         try:
             if replay is None:
@@ -313,7 +343,14 @@ class ElicitkitMiddleware:
         """Run the handler; turn its question(s) into an ``InputRequiredResult``."""
         if observers:  # the testing kit counts the rounds that run the body
             observe("body", _target(ctx), current_run.get().call_tag)
+        detacher = current_run.get().detacher
         try:
+            if isinstance(detacher, Detachable):
+                # The body runs in the background from the start, so go_async() can answer
+                # the call with a task while the body goes on.
+                return await cast("Detachable[HandlerResult]", detacher).run(
+                    functools.partial(call_next, ctx)
+                )
             return await call_next(ctx)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
@@ -330,6 +367,40 @@ class ElicitkitMiddleware:
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
+
+
+_TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+
+
+def _with_tasks_extension(result: HandlerResult) -> HandlerResult:
+    """Advertise the Tasks extension in a ``server/discover`` result (wire JSON)."""
+    if isinstance(result, dict):
+        capabilities = result.setdefault("capabilities", {})
+        if isinstance(capabilities, dict):
+            extensions = cast("dict[str, Any]", capabilities).setdefault("extensions", {})
+            if isinstance(extensions, dict):
+                cast("dict[str, Any]", extensions).setdefault(TASKS_EXTENSION, {})
+    return result
+
+
+def _task_created(wire: dict[str, Any]) -> HandlerResult:
+    return wire
+
+
+def _task_result(result: HandlerResult) -> dict[str, Any]:
+    """A completed task's ``result``: the tool's result as the call would have sent it."""
+    if isinstance(result, BaseModel):
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dict(result or {})
+
+
+def _no_tasks(ctx: ServerRequestContext[Any, Any], *, modern: bool) -> str:
+    """Why this call cannot become a task (completes "cannot follow a task (...)")."""
+    if not modern:
+        return f"it speaks MCP {ctx.protocol_version}, which has no Tasks extension"
+    if ctx.method != "tools/call":
+        return f"only a tool call can become a task, and this is {ctx.method}"
+    return f"it did not declare the {TASKS_EXTENSION} extension on this request"
 
 
 def _resolve_refusal(server: MCPServer[Any], ctx: ServerRequestContext[Any, Any]) -> str | None:
@@ -533,7 +604,13 @@ class _Channel:
             return "it declared elicitation in URL mode only"
         return None
 
-    async def send(self, params: dict[str, Any], within: float | None) -> Mapping[str, Any]:
+    async def send(
+        self,
+        params: dict[str, Any],
+        within: float | None,
+        *,
+        key: str | None = None,  # noqa: ARG002  (a mid-call request has its own JSON-RPC id)
+    ) -> Mapping[str, Any]:
         request = cast("types.ServerRequest", _ElicitationCreate(params=params))
         # What the user was shown, for the messages: a URL-mode question shows a link.
         link = params.get("mode") == "url"
@@ -631,6 +708,15 @@ class _Channel:
         rendering prompt NAME" with code 0, or "Internal server error" on 2026-07-28), and
         fastmcp passes both on alike.
         """
+        if isinstance(error, TasksUnsupported):
+            error.__class__ = _MissingTasks
+            missing_tasks = cast("_MissingTasks", error)
+            missing_tasks.error = types.ErrorData(
+                code=types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message=str(error.args[0]),
+                data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+            )
+            return error
         if self._modern and isinstance(error, ElicitationUnsupported):
             error.__class__ = _MissingCapability
             missing = cast("_MissingCapability", error)
@@ -649,6 +735,13 @@ class _Channel:
 
 class UrlRequired(UrlElicitationRequiredError):
     """The -32042 error of `require_url`, marked as elicitkit's own for the integrations."""
+
+
+class _MissingTasks(TasksUnsupported, MCPError):
+    """`TasksUnsupported` that the SDK sends as the extension's -32021 JSON-RPC error."""
+
+    def __str__(self) -> str:
+        return self.error.message
 
 
 class _MissingCapability(ElicitationUnsupported, MCPError):

@@ -10,6 +10,7 @@ import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientRequestContext
+from pydantic import TypeAdapter
 
 from elicitkit._client.facts import ClientProfile
 from elicitkit._client.spec_keys import unknown_key
@@ -17,7 +18,10 @@ from elicitkit._client.tuned_client import TunedClient
 from elicitkit._client.untouched import filled_when_untouched, untouched_value
 from elicitkit.integrations import client_target
 from elicitkit.protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
+from elicitkit.testing._task_wire import FollowingTasks
 from elicitkit.testing._user import CLEARED, FormRequest, ScriptedUser, ScriptError
+
+_ELICIT_PARAMS: TypeAdapter[types.ElicitRequestParams] = TypeAdapter(types.ElicitRequestParams)
 
 REQUEST_TIMEOUT = -32001  # the SDKs' "Request timed out" code
 CLIENT_SIDE_SCHEMA_FAILURE = "Protocol value failed schema validation"
@@ -34,6 +38,7 @@ async def connect(
     user: ScriptedUser | None = None,
     profile: ClientProfile | None = None,
     hang_seconds: float = HANG_SECONDS,
+    tasks: bool = True,
 ) -> AsyncGenerator[Client]:
     """Connect the real SDK client (``mcp.Client``) to ``server``, answering forms with ``user``.
 
@@ -49,6 +54,10 @@ async def connect(
             newest version it has, as a real client would.
         hang_seconds: How long a profile that never renders keeps the form open; then the
             request fails with "Request timed out" (-32001).
+        tasks: On 2026-07-28, declare the Tasks extension and follow a task to its end:
+            ``call_tool`` polls it, answers its questions through ``user``, sends
+            ``tasks/cancel`` if the call is cancelled, and returns the tool's result (a
+            failed task raises its JSON-RPC error; a cancelled one is an error result).
 
     Yields:
         The connected client; ``client.protocol_version`` is the version spoken.
@@ -66,6 +75,10 @@ async def connect(
         client_target(server),
         mode="legacy" if version != LATEST_PROTOCOL else version,
         elicitation_callback=behaviour.on_elicit if elicits else None,
+        # On 2026-07-28 the client follows a task a tool goes on as (go_async()) to its end.
+        extensions=[FollowingTasks(behaviour.on_task_question)]
+        if version == LATEST_PROTOCOL and tasks
+        else None,
         version=version,
         url_mode=profile is None or profile.url_mode,
     )
@@ -115,6 +128,18 @@ class ClientBehaviour:
         else:
             request.sent = answer.model_dump(mode="json", exclude_none=True)
         return answer
+
+    async def on_task_question(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Answer an ``elicitation/create`` asked inside a task (its ``inputRequests``).
+
+        The user sees it as any form; an error answer (a profile that times out) cannot
+        travel in ``tasks/update``, so it goes as a cancel.
+        """
+        model = _ELICIT_PARAMS.validate_python(params)
+        answer = await self.on_elicit(cast("ClientRequestContext", None), model)
+        if isinstance(answer, types.ErrorData):
+            return {"action": "cancel"}
+        return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
 
     async def _answer(self, request: FormRequest) -> types.ElicitResult | types.ErrorData:
         schema = request.schema

@@ -1,0 +1,198 @@
+"""`RedisTaskStore`: task records in Redis, shared by every process that serves the clients.
+
+Install with ``pip install "elicitkit[redis]"``::
+
+    from redis.asyncio import Redis
+    from elicitkit.stores import RedisTaskStore
+
+    elicitkit.install(server, tasks=RedisTaskStore(Redis.from_url("redis://localhost:6379/0")))
+
+Any worker answers ``tasks/get``, ``tasks/update`` and ``tasks/cancel``: each reads or
+changes the record in Redis, and a change is published on the task's channel, which wakes
+the worker running the body wherever it is (an answer for its question, a cancellation).
+No sticky routing is needed. A worker that dies stops renewing its task's lease, and the
+next ``tasks/get`` reports the task ``failed`` within the lease (10 s by default).
+
+Keys, under ``prefix``: ``t:<task id>`` holds the record (JSON), ``d:<dialogue>`` the id of
+the task a dialogue went on as; both expire when the task's ``ttlMs`` ends. Changes are
+optimistic transactions (``WATCH``/``MULTI``): a change that raced another is redone on the
+fresh record. Every call has a timeout (``timeout``): a Redis that does not answer fails
+the request, never hangs it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from redis.asyncio import Redis
+from redis.exceptions import WatchError
+
+from elicitkit._replay.tasks import TaskRecord
+
+# ARGV: record JSON, task id, expiry (ms since the epoch, or 0), prefix. KEYS: record key,
+# dialogue key (or the record key again when there is no dialogue). Returns the dialogue's
+# existing record, or false when this one was stored.
+_CREATE = """
+if KEYS[2] ~= KEYS[1] then
+  local existing = redis.call('GET', KEYS[2])
+  if existing then
+    local found = redis.call('GET', ARGV[4] .. 't:' .. existing)
+    if found then return found end
+  end
+end
+if tonumber(ARGV[3]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
+  if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], ARGV[2], 'PXAT', ARGV[3]) end
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+  if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], ARGV[2]) end
+end
+return false
+"""
+# A change that keeps losing its race this often is refused rather than retried for ever.
+_MAX_ATTEMPTS = 50
+
+
+class RedisTaskStore:
+    """An `elicitkit.stores.TaskStore` in Redis, for servers that run in several processes.
+
+    Attributes:
+        ttl: Seconds a task's record lives from its creation (``None``: unlimited).
+        lease: Seconds a worker holds a running task without renewing it: how soon a dead
+            worker's task is reported ``failed``.
+        poll: Seconds suggested to clients between two polls.
+        timeout: Seconds one Redis call may take.
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        prefix: str = "elicitkit:task:",
+        ttl: float | None = 3600.0,
+        lease: float = 10.0,
+        poll: float = 1.0,
+        timeout: float = 3.0,
+    ) -> None:
+        """Keep task records through ``client`` under keys starting with ``prefix``.
+
+        Args:
+            client: A ``redis.asyncio.Redis`` client (the caller owns and closes it).
+            prefix: Where in the key space the tasks live.
+            ttl: Seconds a record lives from its task's creation (``None``: unlimited).
+            lease: Seconds a worker holds a running task without renewing it.
+            poll: Seconds suggested to clients between two polls.
+            timeout: Seconds one Redis call may take before the request fails.
+        """
+        self._redis: Any = client  # redis-py's command methods are only partly typed
+        self._prefix = prefix
+        self.ttl = ttl
+        self.lease = lease
+        self.poll = poll
+        self.timeout = timeout
+        # The last version of each task this process read, so `wait` can tell a change
+        # that landed between that read and its subscription (bounded: one per task seen).
+        self._seen: dict[str, float] = {}
+
+    async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
+        """See `elicitkit.stores.TaskStore.create`."""
+        key = self._key(record.task_id)
+        ends = record.expires_at()
+        with anyio.fail_after(self.timeout):
+            found = await self._redis.eval(
+                _CREATE,
+                2,
+                key,
+                key if dialogue is None else self._prefix + "d:" + dialogue,
+                _dumps(record),
+                record.task_id,
+                0 if ends is None else round(ends * 1000),
+                self._prefix,
+            )
+        return record if found is None else _loads(found)
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """See `elicitkit.stores.TaskStore.get`."""
+        with anyio.fail_after(self.timeout):
+            raw = await self._redis.get(self._key(task_id))
+        if raw is None:
+            return None
+        record = _loads(raw)
+        self._saw(record)
+        return record
+
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+    ) -> TaskRecord | None:
+        """See `elicitkit.stores.TaskStore.change`."""
+        key = self._key(task_id)
+        with anyio.fail_after(self.timeout):
+            async with self._redis.pipeline(transaction=True) as pipe:
+                for _ in range(_MAX_ATTEMPTS):
+                    try:
+                        await pipe.watch(key)
+                        raw = await pipe.get(key)
+                        if raw is None:
+                            return None
+                        record = _loads(raw)
+                        if not edit(record):
+                            await pipe.reset()
+                            self._saw(record)
+                            return record
+                        pipe.multi()
+                        if wake:
+                            record.updated_at = time.time()
+                            pipe.publish(self._channel(task_id), "1")
+                        pipe.set(key, _dumps(record), keepttl=True)
+                        await pipe.execute()
+                    except WatchError:
+                        continue  # another worker changed it first: edit the fresh record
+                    self._saw(record)
+                    return record
+        raise RuntimeError(
+            f"Task {task_id} changed {_MAX_ATTEMPTS} times while elicitkit tried to change it."
+        )
+
+    async def wait(self, task_id: str, seconds: float) -> None:
+        """See `elicitkit.stores.TaskStore.wait` (a subscription to the task's channel)."""
+        seen = self._seen.pop(task_id, None)
+        pubsub = self._redis.pubsub()
+        try:
+            with anyio.fail_after(self.timeout):
+                await pubsub.subscribe(self._channel(task_id))
+                raw = await self._redis.get(self._key(task_id))
+            if raw is None or (seen is not None and _loads(raw).updated_at != seen):
+                return  # it changed (or went) before the subscription: no need to wait
+            with anyio.move_on_after(seconds):
+                while True:
+                    message = await pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=seconds
+                    )
+                    if message is not None:
+                        return
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(self.timeout):
+                await pubsub.aclose()
+
+    def _saw(self, record: TaskRecord) -> None:
+        if len(self._seen) > 10_000:
+            self._seen.clear()
+        self._seen[record.task_id] = record.updated_at
+
+    def _key(self, task_id: str) -> str:
+        return self._prefix + "t:" + task_id
+
+    def _channel(self, task_id: str) -> str:
+        return self._prefix + "c:" + task_id
+
+
+def _dumps(record: TaskRecord) -> str:
+    return json.dumps(record.to_json(), separators=(",", ":"))
+
+
+def _loads(raw: bytes | str) -> TaskRecord:
+    return TaskRecord.from_json(json.loads(raw))

@@ -1,0 +1,310 @@
+"""Task records of the 2026-07-28 Tasks extension, and where they are kept: SDK-free.
+
+A task is the rest of a tool call after ``go_async()``: its body runs in the background
+on one worker while the client polls (``tasks/get``), answers (``tasks/update``) and
+cancels (``tasks/cancel``) through any worker. So everything a request needs lives in the
+record, in a `TaskStore` every worker shares, and nothing in the worker's memory:
+
+* the status, with the result or the JSON-RPC error once terminal;
+* the questions the body is waiting on (``questions``, the wire ``inputRequests``), and
+  the answers that arrived for them but have not been taken by the body yet
+  (``answers``): an answer moves a question out of ``questions`` at once, so the next
+  ``tasks/get`` shows only what is still outstanding, whichever worker serves it;
+* a cancellation request (``cancel``), which the body's worker acts on;
+* the body's lease (``lease_until``), renewed by its worker while the body runs: a lease
+  that lapsed on a task that is not terminal means the worker died, and the task is
+  reported ``failed`` with a message saying so (`WORKER_LOST`).
+
+A store changes a record only through `TaskStore.change`, atomically, and wakes whoever
+waits on it (`TaskStore.wait`): the body's worker waiting for an answer or a cancel.
+Records expire ``ttlMs`` after their creation (the extension's ``ttlMs``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any, Literal, Protocol
+
+import anyio
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+"""The extension's identifier, in capabilities and in ``-32021`` errors."""
+
+Status = Literal["working", "completed", "failed", "cancelled"]
+TERMINAL: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+
+WORKER_LOST = (
+    "The server process running this task stopped before the task finished (it crashed, "
+    "was killed or lost its store), so what the task had done is unknown and it will not "
+    "finish. Check the outcome, then call the tool again."
+)
+# JSON-RPC's "internal error": how a lost worker's task is reported.
+INTERNAL_ERROR = -32603
+
+
+@dataclass
+class TaskRecord:
+    """One task, as every worker sees it.
+
+    Attributes:
+        task_id: The task's id: 128 random bits, base64url (an unguessable bearer name).
+        status: ``working`` until terminal; ``input_required`` is ``working`` with
+            outstanding ``questions`` (see `wire_status`).
+        created_at: When the task was created (seconds since the epoch).
+        updated_at: When the record last changed.
+        ttl_ms: The task's lifetime from creation, in milliseconds (``None``: unlimited).
+        poll_ms: The polling interval suggested to the client, in milliseconds.
+        principal: The authenticated caller the task belongs to (``None``: no auth).
+        message: The status message shown with the task, if any.
+        questions: The outstanding questions by key: ``{"method": ..., "params": ...}``.
+        answers: Answers by key that arrived for questions and await the body.
+        result: The tool's result (wire JSON), once ``completed``.
+        error: The JSON-RPC error (code, message, data), once ``failed``.
+        cancel: The client asked to cancel the task.
+        lease_until: The body's worker holds the task until then (seconds since the
+            epoch), renewed while the body runs.
+    """
+
+    task_id: str
+    status: Status
+    created_at: float
+    updated_at: float
+    ttl_ms: int | None
+    poll_ms: int
+    principal: str | None = None
+    message: str | None = None
+    questions: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    cancel: bool = False
+    lease_until: float = 0.0
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the task has ended (completed, failed or cancelled)."""
+        return self.status in TERMINAL
+
+    @property
+    def wire_status(self) -> str:
+        """The status on the wire: ``input_required`` while questions are outstanding."""
+        if self.status == "working" and self.questions:
+            return "input_required"
+        return self.status
+
+    def expires_at(self) -> float | None:
+        """When the record may be forgotten (seconds since the epoch), or ``None``."""
+        return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON-able data (for a store that keeps text)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TaskRecord:
+        """Rebuild a record `to_json` wrote (fields a later version added are left out)."""
+        return cls(**{name: data[name] for name in _FIELDS if name in data})
+
+
+_FIELDS = tuple(field.name for field in fields(TaskRecord))
+
+
+def iso(moment: float) -> str:
+    """An ISO 8601 UTC timestamp with milliseconds, as the extension's fields take."""
+    stamp = datetime.fromtimestamp(moment, tz=timezone.utc)
+    return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def wire_task(record: TaskRecord) -> dict[str, Any]:
+    """The extension's ``Task`` fields of ``record`` (for ``CreateTaskResult``)."""
+    task: dict[str, Any] = {
+        "taskId": record.task_id,
+        "status": record.wire_status,
+        "createdAt": iso(record.created_at),
+        "lastUpdatedAt": iso(record.updated_at),
+        "ttlMs": record.ttl_ms,
+        "pollIntervalMs": record.poll_ms,
+    }
+    if record.message is not None:
+        task["statusMessage"] = record.message
+    return task
+
+
+def detailed_task(record: TaskRecord) -> dict[str, Any]:
+    """The ``DetailedTask`` of ``record``, as ``tasks/get`` answers it."""
+    task = wire_task(record)
+    status = task["status"]
+    if status == "input_required":
+        task["inputRequests"] = dict(record.questions)
+    elif status == "completed":
+        task["result"] = record.result or {}
+    elif status == "failed":
+        task["error"] = record.error or {"code": INTERNAL_ERROR, "message": "Task failed."}
+    return task
+
+
+class TaskStore(Protocol):
+    """Keeps task records, shared by every worker that serves the same clients.
+
+    Every method is atomic for one task id. Records are forgotten after their ``ttl_ms``.
+    """
+
+    async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
+        """Store a new record; return it once a `get` by any worker finds it.
+
+        Args:
+            record: The new task.
+            dialogue: The dialogue the task continues (2026-07-28 replay), if any. A
+                dialogue has at most one task: if it has one already, that record is
+                returned and ``record`` is dropped.
+        """
+        ...
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """Return the record, or ``None`` if there is none (never created, or expired)."""
+        ...
+
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+    ) -> TaskRecord | None:
+        """Apply ``edit`` to the record atomically, and keep the result if it changed.
+
+        ``edit`` mutates the record it is given and returns whether it changed anything;
+        it may be called more than once (a store that retries on a concurrent write), so
+        it must depend on the record alone. A change sets ``updated_at`` and wakes `wait`,
+        unless ``wake`` is false (a lease renewal: kept, but nobody's news). Returns the
+        record after the edit, or ``None`` if there is no record.
+        """
+        ...
+
+    async def wait(self, task_id: str, seconds: float) -> None:
+        """Return when the record changes, or after ``seconds`` at most."""
+        ...
+
+
+class MemoryTaskStore:
+    """The default task store: records in this process's memory, bounded and expiring.
+
+    Right for one server process. Several processes serving the same clients need a
+    shared store, such as ``RedisTaskStore``.
+
+    Attributes:
+        ttl: Seconds a task's record lives from its creation (``None``: unlimited).
+        lease: Seconds a running task is held without renewal (a stopped body is found).
+        poll: Seconds suggested to clients between two polls.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_tasks: int = 10_000,
+        ttl: float | None = 3600.0,
+        lease: float = 10.0,
+        poll: float = 1.0,
+    ) -> None:
+        """Hold at most ``max_tasks`` records (the oldest terminal ones are dropped first).
+
+        Args:
+            max_tasks: How many records the store holds at most.
+            ttl: Seconds a record lives from its task's creation (``None``: unlimited).
+            lease: Seconds the body's worker holds a running task without renewing it.
+            poll: Seconds suggested to clients between two polls.
+        """
+        if max_tasks < 1:
+            raise ValueError(f"MemoryTaskStore needs max_tasks of at least 1, not {max_tasks}.")
+        self._max = max_tasks
+        self.ttl = ttl
+        self.lease = lease
+        self.poll = poll
+        self._records: OrderedDict[str, TaskRecord] = OrderedDict()
+        self._by_dialogue: dict[str, str] = {}
+        self._dialogue_of: dict[str, str] = {}
+        self._changed: dict[str, anyio.Event] = {}
+
+    def __len__(self) -> int:
+        """Return how many records the store holds."""
+        return len(self._records)
+
+    async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
+        """See `TaskStore.create`."""
+        self._sweep()
+        if dialogue is not None:
+            existing = self._by_dialogue.get(dialogue)
+            found = None if existing is None else self._records.get(existing)
+            if found is not None:
+                return found
+            self._by_dialogue[dialogue] = record.task_id
+            self._dialogue_of[record.task_id] = dialogue
+        self._records[record.task_id] = record
+        self._bound()
+        return record
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """See `TaskStore.get`."""
+        self._sweep()
+        return self._records.get(task_id)
+
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+    ) -> TaskRecord | None:
+        """See `TaskStore.change`."""
+        record = await self.get(task_id)
+        if record is None:
+            return None
+        if edit(record) and wake:
+            record.updated_at = time.time()
+            event = self._changed.pop(task_id, None)
+            if event is not None:
+                event.set()
+        return record
+
+    async def wait(self, task_id: str, seconds: float) -> None:
+        """See `TaskStore.wait`."""
+        event = self._changed.get(task_id)
+        if event is None:
+            event = self._changed[task_id] = anyio.Event()
+        with anyio.move_on_after(seconds):
+            await event.wait()
+
+    def _sweep(self) -> None:
+        # Records expire at created + ttl; a scan is linear in the store, so it runs only
+        # when the front record (the oldest) has expired, or at the bound.
+        now = time.time()
+        expired = (
+            [
+                task_id
+                for task_id, record in self._records.items()
+                if (ends := record.expires_at()) is not None and ends <= now
+            ]
+            if self._front_expired(now)
+            else []
+        )
+        for task_id in expired:
+            self._forget(task_id)
+
+    def _front_expired(self, now: float) -> bool:
+        if not self._records:
+            return False
+        ends = next(iter(self._records.values())).expires_at()
+        return ends is not None and ends <= now
+
+    def _bound(self) -> None:
+        while len(self._records) > self._max:
+            victim = next(
+                (task_id for task_id, record in self._records.items() if record.terminal),
+                next(iter(self._records)),
+            )
+            self._forget(victim)
+
+    def _forget(self, task_id: str) -> None:
+        self._records.pop(task_id, None)
+        event = self._changed.pop(task_id, None)
+        if event is not None:
+            event.set()
+        dialogue = self._dialogue_of.pop(task_id, None)
+        if dialogue is not None:
+            self._by_dialogue.pop(dialogue, None)

@@ -1,0 +1,154 @@
+"""The Tasks extension's own requests on the SDK's server layer: get, update, cancel.
+
+``tasks/get``, ``tasks/update`` and ``tasks/cancel`` are answered by elicitkit's middleware
+before the SDK looks the method up. ``MCPServer`` also has a public extension interface
+(``MCPServer(extensions=[...])``, whose ``MethodBinding`` adds request methods), but it is
+fixed when the server is constructed, and ``install(server)`` comes after: so the
+middleware list, public too, is the seam. Everything here goes through `TaskEngine`, so an
+official implementation of the extension can replace this module without touching
+``go_async()``.
+
+Every request is checked as the extension says: the client must declare the extension on
+it (else -32021 naming the extension), ``params.taskId`` must be a string, over HTTP the
+``Mcp-Name`` header must carry the same task id (else -32020), and a task that is unknown,
+expired or another caller's is "not found" (-32602), never told apart.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, cast
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import authenticated_principal
+from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
+
+from elicitkit._replay.tasks import TASKS_EXTENSION, detailed_task
+from elicitkit._runtime.tasks import TaskEngine
+
+logger = logging.getLogger("elicitkit")
+
+# The longest task id looked up: elicitkit's are 22 characters; a megabyte of id is refused
+# before it reaches a store.
+_MAX_TASK_ID = 256
+# An update answers at most this many questions at once (a task asks a handful).
+_MAX_RESPONSES = 256
+
+
+def declares_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the client declared the Tasks extension on this request."""
+    capabilities = ctx.session.client_capabilities
+    extensions = capabilities.extensions if capabilities is not None else None
+    return extensions is not None and TASKS_EXTENSION in extensions
+
+
+async def serve_task_request(
+    ctx: ServerRequestContext[Any, Any], engine: TaskEngine
+) -> dict[str, Any]:
+    """Answer one ``tasks/get``, ``tasks/update`` or ``tasks/cancel`` request.
+
+    Raises:
+        MCPError: The extension's errors (-32021, -32020, -32602).
+    """
+    method = ctx.method
+    if not declares_tasks(ctx):
+        raise MCPError(
+            code=types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message=(
+                f"{method} is part of the {TASKS_EXTENSION} extension, which the client did "
+                "not declare on this request. Declare the extension in the request's client "
+                "capabilities."
+            ),
+            data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+        )
+    params: Mapping[str, Any] = ctx.params or {}
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str) or not 0 < len(task_id) <= _MAX_TASK_ID:
+        raise MCPError(
+            code=types.INVALID_PARAMS,
+            message=f"{method} needs params.taskId: the id of a task, a string.",
+        )
+    headers = _headers(ctx)
+    if headers is not None:
+        named = decode_header_value(headers.get(MCP_NAME_HEADER))
+        if named is None or named.strip() != task_id:
+            raise MCPError(
+                code=types.HEADER_MISMATCH,
+                message=(
+                    f"The Mcp-Name header of this {method} request does not match its "
+                    "params.taskId: over HTTP a task request names its task in both. Send "
+                    "Mcp-Name: <taskId>."
+                ),
+            )
+    try:
+        return await _serve(ctx, engine, method, task_id, params)
+    except MCPError:
+        raise
+    except Exception as error:  # noqa: BLE001  (any store failure: the client is told)
+        # One sentence to the client; the store's own words stay in the server's log.
+        logger.error(  # noqa: TRY400  (one line: a store that is down fails many requests)
+            "elicitkit's task store (%s) failed %s: %s",
+            type(engine.store).__name__,
+            method,
+            error,
+        )
+        raise MCPError(
+            code=types.INTERNAL_ERROR,
+            message=(
+                f"{method} failed: the server's task store did not answer, so the task's "
+                "state is unknown right now. Send the request again in a little while."
+            ),
+        ) from None
+
+
+async def _serve(
+    ctx: ServerRequestContext[Any, Any],
+    engine: TaskEngine,
+    method: str,
+    task_id: str,
+    params: Mapping[str, Any],
+) -> dict[str, Any]:
+    principal = authenticated_principal(ctx)
+    if method == "tasks/get":
+        record = await engine.get(task_id, principal)
+        if record is None:
+            raise _not_found(method)
+        return {"resultType": "complete", **detailed_task(record)}
+    if method == "tasks/update":
+        responses = params.get("inputResponses")
+        if not isinstance(responses, Mapping) or len(responses) > _MAX_RESPONSES:  # pyright: ignore[reportUnknownArgumentType]
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=(
+                    "tasks/update needs params.inputResponses: an object of at most "
+                    f"{_MAX_RESPONSES} answers, keyed like the task's inputRequests."
+                ),
+            )
+        found = await engine.answer(task_id, principal, cast("Mapping[str, Any]", responses))
+    else:
+        found = await engine.cancel(task_id, principal)
+    if not found:
+        raise _not_found(method)
+    return {"resultType": "complete"}
+
+
+def _headers(ctx: ServerRequestContext[Any, Any]) -> Mapping[str, str] | None:
+    """The HTTP request's headers (case-insensitive), or ``None`` off HTTP (stdio, memory).
+
+    Over streamable HTTP the SDK gives the call its Starlette request as ``ctx.request``.
+    """
+    headers: object = getattr(ctx.request, "headers", None)
+    return cast("Mapping[str, str]", headers) if isinstance(headers, Mapping) else None
+
+
+def _not_found(method: str) -> MCPError:
+    return MCPError(
+        code=types.INVALID_PARAMS,
+        message=(
+            f"{method} failed: task not found (it never existed, has expired, or belongs "
+            "to another caller)."
+        ),
+    )

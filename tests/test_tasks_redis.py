@@ -1,0 +1,256 @@
+"""Tasks across processes: a `RedisTaskStore` on a real redis-server, two worker processes.
+
+The task is created on one worker and polled, answered and cancelled through the other;
+a worker killed while its task works leaves the task ``failed`` with an honest message
+within about its lease (one second here).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from redis.asyncio import Redis
+
+from elicitkit._replay.redis_tasks import RedisTaskStore
+from elicitkit._replay.tasks import WORKER_LOST
+from elicitkit._runtime.tasks import TaskEngine
+from elicitkit.testing._task_wire import (
+    CreatedTask,
+    TasksExtension,
+    cancel_task,
+    get_task,
+    update_task,
+)
+from tests.loopback import free_port, listening
+from tests.mrtr import accept, never_called, only_question
+from tests.sdks import SDKS, in_memory
+from tests.test_tasks import Counts, build
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).parent.parent
+WORKER = ROOT / "tests" / "servers" / "tasks_worker.py"
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+def _store(client: Redis, prefix: str, **settings: Any) -> RedisTaskStore:
+    return RedisTaskStore(client, prefix=prefix, **settings)
+
+
+async def test_an_answer_through_one_store_wakes_the_body_on_another(redis_client: Redis) -> None:
+    prefix = f"test:{secrets.token_hex(4)}:"
+    body = TaskEngine.of(_store(redis_client, prefix))
+    other = TaskEngine.of(_store(redis_client, prefix))
+    record = await body.create(dialogue="d", principal=None, message=None)
+    answers: list[dict[str, Any]] = []
+
+    async def asking() -> None:
+        answers.append(await body.ask(record.task_id, "q", {"method": "x"}, 5.0))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(asking)
+        found = await _outstanding(other, record.task_id)
+        assert found.wire_status == "input_required"
+        assert await other.answer(record.task_id, None, {"q": {"action": "accept"}, "z": {}})
+    assert answers == [{"action": "accept"}]
+    after = await other.get(record.task_id, None)
+    assert after is not None
+    assert (after.questions, after.answers) == ({}, {})
+    # One dialogue, one task, whichever worker asks.
+    again = await other.create(dialogue="d", principal=None, message=None)
+    assert again.task_id == record.task_id
+
+
+async def _outstanding(engine: TaskEngine, task_id: str) -> Any:
+    """The task once it has a question outstanding (woken by its channel, 5 s at most)."""
+    with anyio.fail_after(5):
+        while True:
+            found = await engine.get(task_id, None)
+            if found is not None and found.questions:
+                return found
+            await engine.store.wait(task_id, 1.0)
+
+
+async def test_a_cancel_through_one_store_reaches_the_body_on_another(redis_client: Redis) -> None:
+    prefix = f"test:{secrets.token_hex(4)}:"
+    body = TaskEngine.of(_store(redis_client, prefix, lease=3.0))
+    other = TaskEngine.of(_store(redis_client, prefix))
+    record = await body.create(dialogue=None, principal=None, message=None)
+    scope = anyio.CancelScope()
+    with anyio.fail_after(2):  # well within the lease's renewal (1 s): woken by the channel
+        async with anyio.create_task_group() as group:
+            group.start_soon(body.hold, record.task_id, scope)
+            await anyio.sleep(0.1)
+            assert await other.cancel(record.task_id, None)
+    assert scope.cancel_called
+
+
+async def test_records_expire_with_their_ttl(redis_client: Redis) -> None:
+    engine = TaskEngine.of(_store(redis_client, f"test:{secrets.token_hex(4)}:", ttl=0.2))
+    record = await engine.create(dialogue=None, principal=None, message=None)
+    assert await engine.get(record.task_id, None) is not None
+    await anyio.sleep(0.4)
+    assert await engine.get(record.task_id, None) is None
+
+
+@pytest.fixture(scope="module", params=SDKS)
+def workers(request: pytest.FixtureRequest, redis_url: str) -> Iterator[list[tuple[str, Any]]]:
+    """Two worker processes of one SDK sharing Redis, per module (each start costs seconds).
+
+    The last test using them kills the first worker.
+    """
+    with two_workers(redis_url, str(request.param)) as started:
+        yield started
+
+
+@contextmanager
+def two_workers(redis_url: str, sdk: str) -> Iterator[list[tuple[str, Any]]]:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {
+        **os.environ,
+        "PYTHONPATH": path,
+        "MCP_REQUEST_STATE_KEY": "k" * 48,
+        "ELICITKIT_REDIS_URL": redis_url,
+        "TASKS_PREFIX": f"test:{secrets.token_hex(4)}:",
+    }
+    with ExitStack() as stack:
+        workers = []
+        for port in (free_port(), free_port()):
+            process = stack.enter_context(
+                listening([sys.executable, str(WORKER), str(port), sdk], port, env=env)
+            )
+            workers.append((f"http://127.0.0.1:{port}/mcp", process))
+        yield workers
+
+
+def _client(url: str) -> Client:
+    return Client(url, elicitation_callback=never_called, extensions=[TasksExtension()])
+
+
+async def _start(client: Client, seconds: float) -> str:
+    arguments = {"title": "Q3", "seconds": seconds}
+    first = await client.session.call_tool(
+        "render", arguments, allow_input_required=True, allow_claimed=True
+    )
+    key, _, state = only_question(first)
+    created = await client.session.call_tool(
+        "render",
+        arguments,
+        input_responses={key: accept(name="Ada")},
+        request_state=state,
+        allow_input_required=True,
+        allow_claimed=True,
+    )
+    assert isinstance(created, CreatedTask), created
+    return created.task_id
+
+
+async def _until(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
+    with anyio.fail_after(10):
+        while True:
+            task = await get_task(client, task_id)
+            if task["status"] in statuses:
+                return task
+            await anyio.sleep(0.05)
+
+
+async def test_two_workers_serve_one_task(workers: list[tuple[str, Any]]) -> None:
+    (one, body_worker), (two, _) = workers
+    async with _client(one) as first, _client(two) as second:
+        task_id = await _start(first, 0.2)
+        asking = await _until(second, task_id, "input_required")
+        assert list(asking["inputRequests"]) == ["copies"]
+        await update_task(second, task_id, {"copies": accept(copies=2).model_dump()})
+        done = await _until(second, task_id, "completed")
+    text = done["result"]["content"][0]["text"]
+    assert text == f"Q3 for Ada: 2 copies, by worker {body_worker.pid}."
+
+
+async def test_a_cancel_sent_to_the_other_worker_cancels_the_task(
+    workers: list[tuple[str, Any]],
+) -> None:
+    (one, _), (two, _) = workers
+    async with _client(one) as first, _client(two) as second:
+        task_id = await _start(first, 60.0)
+        await cancel_task(second, task_id)
+        ended = await _until(second, task_id, "cancelled", "completed", "failed")
+    assert ended["status"] == "cancelled"
+
+
+async def test_a_killed_worker_leaves_its_task_failed_within_seconds(
+    workers: list[tuple[str, Any]],
+) -> None:
+    """Kills the first worker: the module's last test."""
+    (one, body_worker), (two, _) = workers
+    async with _client(two) as second:
+        async with _client(one) as first:
+            task_id = await _start(first, 60.0)
+            # Past two leases (one second each): the body's worker renews it, so it works on.
+            await anyio.sleep(2.5)
+            assert (await get_task(second, task_id))["status"] == "working"
+        body_worker.send_signal(signal.SIGKILL)
+        body_worker.wait()
+        with anyio.fail_after(5):  # the lease is one second
+            ended = await _until(second, task_id, "failed", "completed", "cancelled")
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32603, "message": WORKER_LOST}
+    assert ended["statusMessage"] == WORKER_LOST
+
+
+@pytest.fixture
+async def dead_redis() -> AsyncIterator[Redis]:
+    """A client of a Redis that is not there (a port nothing listens on)."""
+    client = Redis.from_url(f"redis://127.0.0.1:{free_port()}", socket_connect_timeout=0.2)
+    yield client
+    await client.aclose()
+
+
+async def test_a_task_store_that_is_down_fails_the_call_closed(dead_redis: Redis) -> None:
+    counts = Counts()
+    server = build("mcp", counts, tasks=RedisTaskStore(dead_redis, timeout=0.5))
+    async with Client(
+        in_memory(server), elicitation_callback=never_called, extensions=[TasksExtension()]
+    ) as client:
+        first = await client.session.call_tool(
+            "render", {"title": "Q3"}, allow_input_required=True, allow_claimed=True
+        )
+        key, _, state = only_question(first)
+        refused = await client.session.call_tool(
+            "render",
+            {"title": "Q3"},
+            input_responses={key: accept(name="Ada")},
+            request_state=state,
+            allow_input_required=True,
+            allow_claimed=True,
+        )
+        with pytest.raises(MCPError) as unknown:
+            await get_task(client, "some-task")
+    assert refused.is_error  # type: ignore[union-attr]
+    assert refused.content[0].text == (  # type: ignore[union-attr]
+        "Error executing tool render: The tool could not go on as a task: the server's task "
+        "store failed (see its log), so nothing after go_async() ran. Call the tool again in "
+        "a little while."
+    )
+    assert counts.after_go_async == 0
+    assert unknown.value.error.code == -32603
+    assert unknown.value.error.message == (
+        "tasks/get failed: the server's task store did not answer, so the task's state is "
+        "unknown right now. Send the request again in a little while."
+    )
