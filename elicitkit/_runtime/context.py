@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
 from elicitkit.errors import ElicitError, FormDefinitionError
@@ -158,6 +159,14 @@ class ToolRun:
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         step_keys: The step keys used so far in this run.
         in_safe_step: A step marked ``retry_safe`` is running right now.
+        on_unsupported: The server's policy for a client that cannot show forms
+            (``install(on_unsupported=...)``); an ``ask()`` may choose its own.
+        answer_tool: The server registered the companion tool ``answer_form``, so a
+            question may go to the model (``"ask_model"``).
+        model_keys: The keys of the questions of this dialogue handed to the model (its
+            answers come through ``answer_form``): carried in the ticket between rounds.
+        limits: The caps of a dialogue, for a replay started mid-run on a 2025 era when a
+            question goes to the model.
     """
 
     channel: Channel
@@ -170,6 +179,10 @@ class ToolRun:
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=set[str])
     in_safe_step: bool = False
+    on_unsupported: str = "raise"
+    answer_tool: bool = False
+    model_keys: set[str] = field(default_factory=set[str])
+    limits: ReplayLimits | None = None
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property

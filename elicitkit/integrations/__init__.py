@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._runtime.context import CompletionRouter
+from elicitkit._runtime.unsupported import OnUnsupported
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -22,6 +23,7 @@ def install(
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
+    on_unsupported: OnUnsupported = "raise",
 ) -> ServerT:
     """Make ``ask()`` work in every tool of ``server``.
 
@@ -42,6 +44,14 @@ def install(
             `elicitkit.url.use_completions` choice), a ``RedisCompletions`` at that URL;
             else the process default of the moment (`use_completions`, initially a
             ``LocalCompletions``). Installing two servers keeps both routable.
+        on_unsupported: What ``ask()`` does in this server's tools when the client cannot
+            show forms (each ``ask()`` may choose its own): ``"raise"`` (the default:
+            ``ElicitationUnsupported``), ``"ask_model"`` (the tool returns the questions
+            and a sealed ticket to the model, which asks the user and calls the companion
+            tool ``answer_form`` that this registers; the same form checks the answers,
+            and the result says ``answered_by="model"``), or ``"defaults"`` (the form's
+            defaults, when every required field has one). See "When the client cannot
+            ask" in the docs.
 
     With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
     in every worker), ``requestState`` is sealed with it instead of the server's own
@@ -58,12 +68,24 @@ def install(
     if _is_mcp_server(target):
         from elicitkit.integrations import mcp  # noqa: PLC0415
 
-        mcp.install(target, store=store, limits=limits, completions=completions)
+        mcp.install(
+            target,
+            store=store,
+            limits=limits,
+            completions=completions,
+            on_unsupported=on_unsupported,
+        )
         return server
     if _is_fastmcp_server(target):
         from elicitkit.integrations import fastmcp  # noqa: PLC0415
 
-        fastmcp.install(target, store=store, limits=limits, completions=completions)
+        fastmcp.install(
+            target,
+            store=store,
+            limits=limits,
+            completions=completions,
+            on_unsupported=on_unsupported,
+        )
         return server
     raise TypeError(_unsupported_server(server))
 

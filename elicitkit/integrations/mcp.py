@@ -27,7 +27,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import new_class
 from typing import Any, Literal, NoReturn, cast
 
@@ -36,7 +36,7 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.request_state import RequestStateBoundary
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.methods import is_input_required
@@ -49,9 +49,12 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
+from elicitkit._replay.ticket import TicketRefused
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
 from elicitkit._runtime.steps import observe, observers
 from elicitkit._runtime.timeouts import timed_out
+from elicitkit._runtime.unsupported import OnUnsupported, check_policy
 from elicitkit._runtime.url_mode import installed_with
 from elicitkit.errors import (
     ClientDisconnected,
@@ -62,6 +65,12 @@ from elicitkit.errors import (
     FormDefinitionError,
     InvalidContent,
 )
+from elicitkit.integrations._answer_form import (
+    Companion,
+    answer_form,
+    corrections_of,
+    without_answer_tool,
+)
 from elicitkit.integrations._environment import (
     completions_from_environment,
     seal_with_environment_key,
@@ -69,7 +78,12 @@ from elicitkit.integrations._environment import (
     store_from_environment,
 )
 from elicitkit.integrations._quiet_log import withhold_answer_values
-from elicitkit.integrations._sdk_private import connection_of, state_ttl, tool_uses_resolve
+from elicitkit.integrations._sdk_private import (
+    connection_of,
+    state_security,
+    state_ttl,
+    tool_uses_resolve,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +94,7 @@ def install(
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
+    on_unsupported: OnUnsupported = "raise",
 ) -> None:
     """Add elicitkit's middleware to ``server`` (once).
 
@@ -90,6 +105,8 @@ def install(
         limits: The caps on one dialogue (default: `ReplayLimits()`).
         completions: Where this server's URL-mode completions are routed (default: see
             `elicitkit.install`).
+        on_unsupported: What ``ask()`` does when the client cannot show forms (see
+            `elicitkit.install`); ``"ask_model"`` registers the ``answer_form`` tool.
 
     Raises:
         TypeError: The server has no ``RequestStateBoundary`` (someone removed it), so the
@@ -100,15 +117,33 @@ def install(
         tool_error=ToolError,
         crash_text=lambda tool: f"Error executing tool {tool}",
         refusal=functools.partial(_resolve_refusal, server),
+        output_schema=functools.partial(_mcp_output_schema, server),
     )
-    install_in_chain(
+    policy = check_policy(on_unsupported, "install()")
+    added = install_in_chain(
         server.middleware,
         host,
         store=store,
         limits=limits,
         completions=completions,
         audience=server.name,
+        on_unsupported=policy,
     )
+    if added and policy == "ask_model":
+        server.add_tool(
+            answer_form,
+            name=ANSWER_TOOL,
+            description=ANSWER_TOOL_DESCRIPTION,
+            # It returns the result of the tool it answers for, whatever that tool's shape.
+            structured_output=False,
+        )
+
+
+async def _mcp_output_schema(server: MCPServer[Any], name: str) -> Mapping[str, Any] | None:
+    for tool in await server.list_tools():
+        if tool.name == name:
+            return tool.output_schema
+    return None
 
 
 @dataclass(frozen=True)
@@ -129,6 +164,8 @@ class Host:
             tool (traceback in the log) rather than as that JSON-RPC error, so elicitkit's
             -32042 error is raised as its ``tool_error`` and the host's integration sends it
             on as -32042.
+        output_schema: The output schema the server lists for a tool, or ``None``; read
+            only when a question goes to the model.
     """
 
     name: str
@@ -137,6 +174,7 @@ class Host:
     refusal: Callable[[ServerRequestContext[Any, Any]], str | None]
     tool_error_fields: Mapping[str, object] = field(default_factory=dict[str, object])
     masks_mcp_errors: bool = False
+    output_schema: Callable[[str], Awaitable[Mapping[str, Any] | None]] | None = None
 
 
 def install_in_chain(
@@ -147,7 +185,8 @@ def install_in_chain(
     limits: ReplayLimits | None,
     completions: CompletionRouter | None = None,
     audience: str | None = None,
-) -> None:
+    on_unsupported: OnUnsupported = "raise",
+) -> bool:
     """Append elicitkit's middleware to a server's SDK middleware ``chain`` (once).
 
     Args:
@@ -157,10 +196,14 @@ def install_in_chain(
         limits: See `install`.
         completions: See `install`.
         audience: The server's name: the audience the SDK's boundary seals for by default.
+        on_unsupported: See `install`.
+
+    Returns:
+        Whether the middleware was added (``False``: it was already installed).
 
     Raises:
         TypeError: The chain has no ``RequestStateBoundary``, or elicitkit is already in it
-            with another store, limits or completion router.
+            with another store, limits, completion router or policy.
     """
     installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
     if installed is not None:
@@ -180,7 +223,14 @@ def install_in_chain(
                 "opened are routed through the first. Call install(server, completions=...) "
                 "once, before serving."
             )
-        return
+        if on_unsupported not in ("raise", installed.on_unsupported):
+            raise TypeError(
+                f"Cannot install elicitkit on this {host.name} again with "
+                f"on_unsupported={on_unsupported!r}: it is already installed with "
+                f"{installed.on_unsupported!r}. Call install(server, on_unsupported=...) once, "
+                "before serving."
+            )
+        return False
     boundary = next(
         (middleware for middleware in chain if isinstance(middleware, RequestStateBoundary)),
         None,
@@ -207,6 +257,9 @@ def install_in_chain(
     split = split_memory(store)
     if split is not None:
         logger.warning("%s", split)
+    companion = None
+    if on_unsupported == "ask_model":
+        companion = _companion(boundary, host, audience=audience, ttl=keep - 60.0)
     # Appended, so it runs inside the boundary: it sees requestState already verified.
     chain.append(
         ElicitkitMiddleware(
@@ -215,7 +268,35 @@ def install_in_chain(
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
             completions=completions,
+            on_unsupported=on_unsupported,
+            companion=companion,
         )
+    )
+    return True
+
+
+def _companion(
+    boundary: RequestStateBoundary, host: Host, *, audience: str | None, ttl: float
+) -> Companion:
+    """``answer_form``'s tickets, sealed as the server seals its ``requestState``.
+
+    The server's own codec (its key, or ``MCP_REQUEST_STATE_KEY`` shared by every worker)
+    when the policy can be read; else a key of this process, which serves one process.
+    A ticket lives as long as a state, so the outcome store outlives it (``keep``).
+    """
+    security = state_security(boundary)
+    codec = security.codec if security is not None else RequestStateSecurity.ephemeral().codec
+    audience = security.audience if security is not None and security.audience else audience
+
+    async def no_schema(_name: str) -> Mapping[str, Any] | None:
+        return None
+
+    return Companion(
+        codec,
+        ttl=ttl,
+        audience=audience,
+        security=security,
+        output_schema=host.output_schema or no_schema,
     )
 
 
@@ -245,15 +326,21 @@ class ElicitkitMiddleware:
         keep: float,
         wait: float = 30.0,
         completions: CompletionRouter | None = None,
+        on_unsupported: OnUnsupported = "raise",
+        companion: Companion | None = None,
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
         ``completions`` is the server's URL-mode router; ``None``: the process default.
+        ``on_unsupported`` is the server's policy for clients that cannot show forms, and
+        ``companion`` its ``answer_form`` (with ``"ask_model"``).
         """
         self.host = host
         self.limits = limits
         self.once = AtMostOnce(store, keep=keep, wait=wait)
         self.router = completions
+        self.on_unsupported = on_unsupported
+        self.companion = companion
 
     @property
     def store(self) -> OutcomeStore:
@@ -269,10 +356,16 @@ class ElicitkitMiddleware:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Run one request; pass through every method that cannot ask."""
+        companion = self.companion
+        if companion is not None and ctx.method == "tools/list":
+            return await self._list_tools(ctx, call_next)
         if ctx.method not in _ASKING_METHODS or ctx.request_id is None:
             return await call_next(ctx)
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         params = ctx.params or {}
+        answering = ctx.method == "tools/call" and params.get("name") == ANSWER_TOOL
+        if companion is not None and answering:
+            return await self._answer(ctx, call_next, companion, modern=modern)
         replay = (
             Replay.from_request(
                 params.get("inputResponses"), params.get("requestState"), self.limits
@@ -280,45 +373,125 @@ class ElicitkitMiddleware:
             if modern
             else None
         )
-        host = self.host
-        run = ToolRun(
-            _Channel(ctx, modern=modern, host=host),
-            replay,
-            # Worked out by the first ask() only: a call that never asks never reads it.
-            refuses=functools.partial(host.refusal, ctx),
-            target=_target(ctx),
-            completions=self.router,
-            steps=self.once if modern else None,
-        )
+        run = self._new_run(ctx, replay, modern=modern)
+        outcomes = _RoundOutcomes(_OUTCOMES[ctx.method])
         token = current_run.set(run)
         try:
+            round_ = functools.partial(self._run, ctx, call_next, run, outcomes)
             if replay is None:
-                return await self._run(ctx, call_next, replay)
-            round_ = functools.partial(self._run, ctx, call_next, replay)
+                if companion is None:
+                    return await round_()
+                # A question handed to the model starts a dialogue on a 2025 era too: it is
+                # opened in the store before its ticket leaves the server.
+                return await self.once.begin(
+                    round_, lambda: None if run.replay is None else run.replay.dialogue, outcomes
+                )
             if replay.dialogue is None:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
-                return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
+                return await self.once.begin(round_, lambda: replay.dialogue, outcomes)
             return await self.once.run(
                 replay.dialogue,
                 round_,
-                _OUTCOMES[ctx.method],
+                outcomes,
                 known=replay.known,
                 safe_to_retry=lambda: run.in_safe_step,
             )
         finally:
             current_run.reset(token)
 
-    async def _run(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, replay: Replay | None
+    def _new_run(
+        self, ctx: ServerRequestContext[Any, Any], replay: Replay | None, *, modern: bool
+    ) -> ToolRun:
+        host = self.host
+        return ToolRun(
+            _Channel(ctx, modern=modern, host=host),
+            replay,
+            # Worked out by the first ask() only: a call that never asks never reads it.
+            refuses=functools.partial(host.refusal, ctx),
+            target=_target(ctx),
+            completions=self.router,
+            steps=self.once if modern or replay is not None else None,
+            on_unsupported=self.on_unsupported,
+            # A listing for the model is a tool's result: prompts and resources cannot.
+            answer_tool=self.companion is not None and ctx.method == "tools/call",
+            limits=self.limits,
+        )
+
+    async def _answer(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        companion: Companion,
+        *,
+        modern: bool,
     ) -> HandlerResult:
-        """Run the handler; turn its question(s) into an ``InputRequiredResult``."""
+        """Answer ``answer_form``: run the ticket's tool again with the model's answers.
+
+        Everything about the ticket is checked before anything runs. The tool then runs as
+        a later round of its dialogue (`AtMostOnce.run`): a completed dialogue gets its
+        recorded result back, so a ticket sent twice does not run the tool twice.
+        """
+        try:
+            ticket, responses = companion.open(ctx)
+        except TicketRefused as refused:
+            return _error_outcome("tools/call", str(refused))
+        replay = Replay.from_request(responses, ticket.state, self.limits)
+        if replay.dialogue is None or replay.dialogue != ticket.dialogue:
+            return _error_outcome("tools/call", _NOT_A_DIALOGUE)
+        kept = {
+            key: value
+            for key, value in (ctx.params or {}).items()
+            if key not in ("name", "arguments", "requestState", "inputResponses")
+        }
+        inner = replace(ctx, params={**kept, "name": ticket.tool, "arguments": ticket.arguments})
+        run = self._new_run(inner, replay, modern=modern)
+        run.model_keys.update(ticket.model_keys)
+        outcomes = _RoundOutcomes(_OUTCOMES["tools/call"])
+        token = current_run.set(run)
+        try:
+            return await self.once.run(
+                replay.dialogue,
+                functools.partial(self._run, inner, call_next, run, outcomes, answering=True),
+                outcomes,
+                known=replay.known,
+                safe_to_retry=lambda: run.in_safe_step,
+            )
+        finally:
+            current_run.reset(token)
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """List the tools; leave ``answer_form`` out for a client that can show forms."""
+        result = await call_next(ctx)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        try:
+            can_show_forms = _Channel(ctx, modern=modern, host=self.host).why_no_forms() is None
+        except ElicitationUnsupported:  # the server's transport: no question mid-call
+            can_show_forms = False
+        return without_answer_tool(result) if can_show_forms else result
+
+    async def _run(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        run: ToolRun,
+        outcomes: _RoundOutcomes,
+        *,
+        answering: bool = False,
+    ) -> HandlerResult:
+        """Run the handler; turn its question(s) into an ``InputRequiredResult``.
+
+        Questions handed to the model become its listing with a ticket instead.
+        """
         if observers:  # the testing kit counts the rounds that run the body
             observe("body", _target(ctx))
         try:
             return await call_next(ctx)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
+            replay = run.replay
             if not questions or replay is None:
                 return _failure(signal, crash_text=self.host.crash_text(_target(ctx)))
             state = questions[0].state if len(questions) == 1 else None
@@ -328,10 +501,64 @@ class ElicitkitMiddleware:
                     state = replay.next_state(asked)
                 except ElicitError as error:
                     return _error_outcome(ctx.method, str(error))
+            if run.model_keys and self.companion is not None and replay.dialogue is not None:
+                outcomes.ticketed = True
+                params = ctx.params or {}
+                arguments: object = params.get("arguments")
+                return await self.companion.ticket_result(
+                    ctx,
+                    tool=str(params.get("name")),
+                    arguments=cast("dict[str, Any]", arguments)
+                    if isinstance(arguments, dict)
+                    else {},
+                    dialogue=replay.dialogue,
+                    state=state,
+                    questions=asked,
+                    model_keys=run.model_keys,
+                    corrections=corrections_of(replay.answers, asked),
+                    answering=answering,
+                )
             return types.InputRequiredResult(
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
+
+
+_NOT_A_DIALOGUE = (
+    f"The ticket passed to {ANSWER_TOOL} carries no dialogue this server can continue, so "
+    "nothing was run. Call the tool again to get a fresh ticket."
+)
+
+
+class _RoundOutcomes:
+    """A method's outcomes for one request, knowing whether its round issued a ticket.
+
+    A round that hands its questions to the model ends with a normal tool result, but its
+    dialogue goes on (like an ``InputRequiredResult``): it is opened or released in the
+    store, never recorded as the dialogue's outcome.
+    """
+
+    def __init__(self, base: _SdkOutcomes) -> None:
+        self._base = base
+        self.ticketed = False
+
+    def dump(self, result: HandlerResult) -> tuple[str | None, Any]:
+        return self._base.dump(result)
+
+    def load(self, kind: str | None, data: Any) -> HandlerResult:
+        return self._base.load(kind, data)
+
+    def error_data(self, error: BaseException) -> Mapping[str, Any] | None:
+        return self._base.error_data(error)
+
+    def raise_error(self, data: Mapping[str, Any]) -> NoReturn:
+        self._base.raise_error(data)
+
+    def needs_input(self, result: HandlerResult) -> bool:
+        return self.ticketed or self._base.needs_input(result)
+
+    def refused(self, message: str) -> HandlerResult:
+        return self._base.refused(message)
 
 
 def _resolve_refusal(server: MCPServer[Any], ctx: ServerRequestContext[Any, Any]) -> str | None:
