@@ -46,6 +46,7 @@ from elicitkit.errors import (
     FormDefinitionError,
     InvalidContent,
     StepError,
+    TooManyCheckboxes,
 )
 from elicitkit.protocol import ProtocolVersion, known_protocol
 
@@ -137,6 +138,8 @@ async def ask(
             (2025-06-18, 2025-11-25).
         FormDefinitionError: ``tp`` cannot be expressed as a form, or ``key`` is malformed
             or already used in this call; nothing was sent.
+        TooManyCheckboxes: The client speaks 2025-06-18, where a multi-select is one
+            checkbox per choice, and it has more than ``MAX_CHECKBOXES`` choices.
         TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
         StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
         ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
@@ -511,7 +514,7 @@ def _prepare(
     try:
         # Equal per-call values share one prepared form, and so one rendered question.
         form = compiled.prepare(version, overrides=overrides)
-    except FormDefinitionError as error:
+    except (FormDefinitionError, TooManyCheckboxes) as error:  # nothing was sent
         raise channel.surface(error) from None
     rendered = form.question(message)
     key = _claim_key(run, form.spec, key)
