@@ -6,6 +6,7 @@ tool features one of them offers: a ``ctx: Context`` parameter, ``Field(...)`` m
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import inspect
 import typing
@@ -20,7 +21,7 @@ from mcp import Client
 from mcp.server.mcpserver import Context as MCPContext
 from pydantic import Field
 
-from elicitkit import FormDefinitionError, FormField, fill_missing
+from elicitkit import FormDefinitionError, FormField, fill_missing, requested_schema
 from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
@@ -36,6 +37,13 @@ async def book(
 ) -> str:
     """Book a table."""
     return f"{restaurant} {day} {guests} {area} {note!r}"
+
+
+def book_missing(names: tuple[str, ...]) -> Any:
+    """The form @fill_missing builds for these missing arguments of ``book``."""
+    hints = typing.get_type_hints(book, include_extras=True)
+    fields = [(name, Annotated[hints[name], FormField(required=True)]) for name in names]
+    return dataclasses.make_dataclass("book_missing", fields)
 
 
 def make_server(sdk: str, *, decorate: bool = True) -> Any:
@@ -137,10 +145,42 @@ async def test_client_without_forms_gets_told_what_to_ask(
 ) -> None:
     result, _, _ = await _call(sdk, mode, {"restaurant": "Maaemo", "guests": 3}, None)
     assert not result.is_error
-    assert _text(result) == (
+    text = (
         "This client cannot show forms, so book did not run. Ask the user for 'day' and "
-        "'area', then call book again with them."
+        "'area', then call book again with them.\n"
+        "  - day (text, format date, required)\n"
+        '  - area (text, one of "inside", "terrace", required)'
     )
+    assert _text(result) == text
+    # The JSON schema of the missing arguments: the form elicitkit would have sent.
+    schema = requested_schema(book_missing(("day", "area")), protocol="2025-11-25")
+    assert result.structured_content == {
+        "result": text,
+        "missing_arguments": {
+            "tool": "book",
+            "fields": [
+                {
+                    "name": "day",
+                    "type": "string",
+                    "title": "Day",
+                    "format": "date",
+                    "required": True,
+                },
+                {
+                    "name": "area",
+                    "type": "string",
+                    "title": "Area",
+                    "choices": [
+                        {"value": "inside", "label": "inside"},
+                        {"value": "terrace", "label": "terrace"},
+                    ],
+                    "required": True,
+                },
+            ],
+            "schema": schema,
+        },
+    }
+    assert schema["required"] == ["day", "area"]
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
@@ -274,11 +314,16 @@ async def test_client_without_forms_gets_the_text_whatever_the_return_type(
     result, _, _ = await _call_context_tool(sdk, mode, "plan", {"trip": "Oslo"}, None)
     text = (
         "This client cannot show forms, so plan did not run. Ask the user for 'nights' and "
-        "'budget', then call plan again with them."
+        "'budget', then call plan again with them.\n"
+        "  - nights (whole number, at least 1, required). Nights away\n"
+        "  - budget (whole number, required). Budget in euros"
     )
     assert not result.is_error
     assert _text(result) == text
-    assert result.structured_content == {"result": text}
+    assert result.structured_content is not None
+    assert result.structured_content["result"] == text  # fits the widened output schema
+    missing = result.structured_content["missing_arguments"]
+    assert missing["schema"]["properties"]["nights"]["minimum"] == 1
 
 
 async def test_context_tools_keep_their_input_schema(sdk: str) -> None:

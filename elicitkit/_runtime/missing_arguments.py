@@ -25,7 +25,9 @@ from elicitkit._compiler.type_hints import (
     parameter_hints,
     value_type,
 )
-from elicitkit._runtime.asking import ask
+from elicitkit._runtime.asking import MODEL_PROTOCOL, ask
+from elicitkit._runtime.form_functions import requested_schema
+from elicitkit._runtime.model_listing import HandedToModel, missing_arguments
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit.errors import ElicitationUnsupported, FormDefinitionError
 
@@ -49,9 +51,12 @@ def fill_missing(fn: Any = None, /, *, message: str | None = None) -> Any:
     annotation (``Annotated[..., FormField(...)]`` or ``Field(...)``).
 
     If the client cannot show forms, the tool does not run and returns text telling the
-    model which values to get from the user before calling again; if the user declines or
-    cancels, it returns text saying so. So that this text fits the tool's output schema, a
-    return type that does not admit ``str`` is declared as ``ReturnType | str``.
+    model which values to get from the user before calling again, each with its type,
+    format, choices and bounds as the form would have asked it, and the JSON schema of
+    the missing arguments in ``structuredContent`` (``missing_arguments``); if the user
+    declines or cancels, it returns text saying so. So that this text fits the tool's
+    output schema, a return type that does not admit ``str`` is declared as
+    ``ReturnType | str``.
 
     Raises:
         FormDefinitionError: A parameter that can be asked has no form field, or none can
@@ -116,12 +121,15 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
         if missing:
             form: Any = form_for(missing)
             try:
-                answer: ElicitResultTyped[Any] = await ask(form, ask_message)
-            except ElicitationUnsupported:
-                return (
-                    f"This client cannot show forms, so {tool.__name__} did not run. Ask the "
-                    f"user for {_listed(missing)}, then call {tool.__name__} again with them."
+                # Its own fallback (the model calls the tool again with the arguments), not
+                # the server's: the arguments were the model's to give in the first place.
+                answer: ElicitResultTyped[Any] = await ask(
+                    form, ask_message, on_unsupported="raise"
                 )
+            except ElicitationUnsupported:
+                schema = requested_schema(form, protocol=MODEL_PROTOCOL)
+                text, structured = missing_arguments(tool.__name__, missing, schema)
+                raise HandedToModel(text, structured) from None
             if not answer.is_accepted():
                 return (
                     f"The user did not give {_listed(missing)} ({answer.action}), so "

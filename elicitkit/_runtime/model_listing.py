@@ -102,6 +102,45 @@ def listing(
     return "\n".join(lines), structured
 
 
+class HandedToModel(BaseException):
+    """Ends a tool run with a result for the model that the integration builds.
+
+    A `BaseException`, like `NeedInput`, so a tool's ``except Exception:`` cannot swallow
+    it on its way to the integration, which returns ``text`` with ``structured`` in the
+    result's ``structuredContent`` (beside ``result``, the text, which a tool's wrapped
+    output schema requires).
+    """
+
+    def __init__(self, text: str, structured: dict[str, Any]) -> None:
+        """Carry the result's text and structured content."""
+        super().__init__(text)
+        self.text = text
+        self.structured = structured
+
+
+def missing_arguments(
+    tool: str, names: Sequence[str], schema: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The text and structured content of ``@fill_missing`` for a client without forms.
+
+    Each missing argument is described as the form would have asked it (type, format,
+    choices, bounds), and the form's ``requestedSchema`` (2025-11-25) is the JSON schema
+    of the missing arguments.
+    """
+    quoted = [f"'{name}'" for name in names]
+    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    fields = _fields(schema)
+    lines = [
+        (
+            f"This client cannot show forms, so {tool} did not run. Ask the user for "
+            f"{listed}, then call {tool} again with them."
+        ),
+        *(f"  - {_describe(field)}" for field in fields),
+    ]
+    structured = {"missing_arguments": {"tool": tool, "fields": fields, "schema": schema}}
+    return "\n".join(lines), structured
+
+
 def _fields(schema: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One plain record per property of a rendered ``requestedSchema``, in order."""
     properties = cast("Mapping[str, Mapping[str, Any]]", schema.get("properties") or {})
@@ -188,7 +227,8 @@ def _describe(field: Mapping[str, Any]) -> str:
     title = field.get("title")
     name = str(field["name"])
     label = f"{name} ({', '.join(parts)})"
-    if isinstance(title, str) and title and title != name:
+    # A title that only repeats the name ("Zip code" for zip_code) says nothing more.
+    if isinstance(title, str) and title and title.lower() != name.replace("_", " ").lower():
         label = f"{label}: {title}"
     description = field.get("description")
     if isinstance(description, str) and description:

@@ -51,7 +51,7 @@ from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.ticket import TicketRefused
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
-from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
+from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, HandedToModel
 from elicitkit._runtime.steps import observe, observers
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit._runtime.unsupported import OnUnsupported, check_policy
@@ -489,6 +489,10 @@ class ElicitkitMiddleware:
             observe("body", _target(ctx))
         try:
             return await call_next(ctx)
+        except HandedToModel as handed:  # @fill_missing's listing, for a tool call only
+            text = types.TextContent(type="text", text=handed.text)
+            structured = {"result": handed.text, **handed.structured}
+            return types.CallToolResult(content=[text], structured_content=structured)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
             replay = run.replay
