@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -26,6 +27,7 @@ from mcp.server.request_state import RequestStateSecurity
 from elicitkit import ElicitResultTyped, Question, ask, ask_all, install
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit.integrations import client_target
+from elicitkit.url import ask_url
 from tests.mrtr import accept, text_of
 from tests.sdks import SDKS, tool_error
 
@@ -326,15 +328,69 @@ async def test_answer_form_arguments_are_checked(sdk: str) -> None:
     server = make_server(sdk, world)
     async with no_forms(server, "2025-11-25") as client:
         ticket = structured(await client.call_tool("ship", {"item": "lamp"}))["ticket"]
-        missing = await client.call_tool("answer_form", {"ticket": ticket})
+        listed = await client.call_tool("answer_form", {"ticket": ticket, "answers": ["x"]})
         odd = await client.call_tool("answer_form", {"ticket": ticket, "action": "later"})
-    assert text_of(missing) == (
-        "answer_form got no answers (answers must be an object), so nothing was run. Pass the "
-        "user's answers as an object, or action 'decline'."
+        runs = world.runs
+        # No answers at all: every field is missing, as the form says.
+        empty = await client.call_tool("answer_form", {"ticket": ticket})
+    assert listed.is_error
+    assert text_of(listed) == (
+        "answer_form got answers that are not an object, so nothing was run. Pass the user's "
+        "answers as an object of the fields by name, or action 'decline'."
     )
-    assert missing.is_error
     assert odd.is_error
-    assert world.runs == 1
+    assert text_of(odd) == (
+        "answer_form got action 'later', which is not 'accept', 'decline' or 'cancel', so "
+        "nothing was run. Pass 'accept' with the user's answers, or 'decline' or 'cancel'."
+    )
+    assert runs == 1
+    assert structured(empty)["questions"][0]["corrections"] == [
+        {"field": "street", "message": "This field is required."},
+        {"field": "zip_code", "message": "This field is required."},
+    ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_link_through_the_model(sdk: str, era: str) -> None:
+    done: set[str] = set()
+    seen: list[str] = []
+    server: Any = MCPServer("pay") if sdk == "mcp" else FastMCP("pay")
+
+    async def completed(eid: str) -> bool:
+        seen.append(eid)
+        return eid in done
+
+    @server.tool()
+    async def pay(amount: int) -> str:
+        answer = await ask_url(
+            "Pay on the provider's page.", "https://pay.example/checkout", completed=completed
+        )
+        return f"paid {amount} ({answer.action}, {answer.answered_by})"
+
+    install(server, on_unsupported="ask_model")
+    async with no_forms(server, era) as client:
+        first = await client.call_tool("pay", {"amount": 5})
+        listing = structured(first)
+        assert listing["questions"] == [
+            {
+                "key": "url#1",
+                "message": "Pay on the provider's page.",
+                "url": "https://pay.example/checkout",
+            }
+        ]
+        assert "https://pay.example/checkout" in text_of(first)
+        # The user says "done" too early: the server asks the page, and hands the link again.
+        early = await client.call_tool("answer_form", {"ticket": listing["ticket"]})
+        again = structured(early)
+        assert again["questions"] == listing["questions"]
+        (eid,) = set(seen)
+        # Only the URL went through the model: the id is in the sealed ticket alone.
+        for result in (first, early):
+            assert eid not in text_of(result)
+            assert eid not in json.dumps(result.structured_content).replace(again["ticket"], "")
+        done.add(eid)
+        paid = await client.call_tool("answer_form", {"ticket": again["ticket"]})
+    assert text_of(paid) == "paid 5 (accept, model)"
 
 
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])

@@ -56,6 +56,21 @@ def listing(
     for question in questions:
         params = question.params
         message = str(params.get("message", ""))
+        if params.get("mode") == "url":
+            link = str(params.get("url", ""))
+            # Only the URL: the elicitation id stays in the sealed ticket.
+            listed.append({"key": question.key, "message": message, "url": link})
+            lines += [
+                "",
+                f"Link for the user: {message}",
+                f"  {link}",
+                (
+                    "Show the user this link to open in their browser. Do not open it "
+                    f"yourself. When the user says they are done there, call {ANSWER_TOOL} "
+                    "with the ticket; the server checks that the page was completed."
+                ),
+            ]
+            continue
         schema = cast("Mapping[str, Any]", params.get("requestedSchema") or {})
         fields = _fields(schema)
         entry: dict[str, Any] = {

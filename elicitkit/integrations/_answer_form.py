@@ -135,10 +135,12 @@ class Companion:
         answers = given.get("answers")
         if action != "accept":
             return ticket, {key: {"action": action} for key in ticket.questions}
+        if answers is None:  # a link the user is done with; a form: every field missing
+            answers = {}
         if not isinstance(answers, Mapping):
             raise TicketRefused(
-                f"{ANSWER_TOOL} got no answers (answers must be an object), so nothing was "
-                "run. Pass the user's answers as an object, or action 'decline'."
+                f"{ANSWER_TOOL} got answers that are not an object, so nothing was run. Pass "
+                "the user's answers as an object of the fields by name, or action 'decline'."
             )
         content = cast("Mapping[str, object]", answers)
         if len(ticket.questions) == 1:
