@@ -24,7 +24,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateSecurity
 
-from elicitkit import ElicitResultTyped, Question, ask, ask_all, install
+from elicitkit import ElicitResultTyped, Question, ask, ask_all, choose, confirm, install
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit.integrations import client_target
 from elicitkit.url import ask_url
@@ -104,6 +104,17 @@ def make_server(
     async def strict(item: str) -> str:
         answer = await ask(Address, on_unsupported="raise")
         return f"asked: {answer.action}"
+
+    @server.tool()
+    async def pick(item: str) -> str:
+        colour = await choose("Which colour?", ["red", "blue"])
+        return f"{item} in {colour}"
+
+    @server.tool()
+    async def wipe(item: str) -> str:
+        if await confirm(f"Delete {item}?", on_unsupported="raise"):
+            return "deleted"
+        return "kept"
 
     @server.tool()
     async def modelled(item: str) -> str:
@@ -521,3 +532,28 @@ async def test_a_tool_without_output_schema_gets_a_normal_result(sdk: str) -> No
         result = await client.call_tool("ship", {"item": "lamp"})
     assert not result.is_error
     assert structured(result)["status"] == "input_required"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_one_liners_follow_the_policy_or_their_own(sdk: str, era: str) -> None:
+    server = make_server(sdk, World())
+    async with no_forms(server, era) as client:
+        listing = structured(await client.call_tool("pick", {"item": "mug"}))
+        (question,) = listing["questions"]
+        assert question["fields"][0]["choices"] == [
+            {"value": "red", "label": "red"},
+            {"value": "blue", "label": "blue"},
+        ]
+        name = question["fields"][0]["name"]
+        picked = await client.call_tool(
+            "answer_form", {"ticket": listing["ticket"], "answers": {name: "blue"}}
+        )
+        assert text_of(picked) == "mug in blue"
+        # A yes/no guarding a destructive action insists on the user's own form.
+        if era == "2026-07-28":
+            with pytest.raises(Exception, match="cannot show forms"):
+                await client.call_tool("wipe", {"item": "mug"})
+            return
+        refused = await client.call_tool("wipe", {"item": "mug"})
+    assert refused.is_error
+    assert "cannot show forms" in text_of(refused)

@@ -10,7 +10,17 @@ import dataclasses
 from mcp.server.mcpserver import MCPServer
 from typing_extensions import assert_type
 
-from elicitkit import AnsweredBy, ElicitResultTyped, OnUnsupported, ask, ask_all, install
+from elicitkit import (
+    AnsweredBy,
+    ElicitResultTyped,
+    OnUnsupported,
+    ask,
+    ask_all,
+    ask_text,
+    choose,
+    confirm,
+    install,
+)
 
 
 @dataclasses.dataclass
@@ -30,6 +40,9 @@ async def tool(policy: OnUnsupported) -> None:
     assert_type(answer.answered_by_model(), bool)
     both = await ask_all(Name, Age, on_unsupported=policy)
     assert_type(both, tuple[ElicitResultTyped[Name], ElicitResultTyped[Age]])
+    assert_type(await confirm("Sure?", on_unsupported="raise"), bool)
+    assert_type(await choose("Pick", ["a", "b"], on_unsupported=policy), str | None)
+    assert_type(await ask_text("Name?", on_unsupported="ask_model"), str | None)
     await ask(Name, on_unsupported="guess")  # type: ignore[call-overload]
 
 
