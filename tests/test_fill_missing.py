@@ -420,3 +420,40 @@ def test_declared_return_type_admits_the_text(tool: Any, widened: Any) -> None:
     assert signature.return_annotation == widened
     # The parameters are shown as the tool declares them, resolved.
     assert signature.parameters["day"].annotation == dt.date | None
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_values_the_model_gives_are_checked_by_the_same_form(
+    sdk: str, mode: str, version: str
+) -> None:
+    """Before the SDK's own argument validation: the form's per-field messages."""
+    server = make_server(sdk)
+    given = {"restaurant": "Maaemo", "day": "24/12", "area": "roof", "guests": 2}
+    async with Client(in_memory(server), mode=mode) as client:
+        result = await client.call_tool("book", given)
+        fine = await client.call_tool("book", {**given, "day": "2026-12-24", "area": "inside"})
+    assert result.is_error
+    assert _text(result) == (
+        "The arguments given to book do not fit, so book did not run. Ask the user for "
+        "corrected values, then call book again with them.\n"
+        "  - day: Expected a date like 2024-12-31, got '24/12'.\n"
+        "  - area: Must be one of 'inside', 'terrace'; got 'roof'.\n"
+        "The arguments, as the form asks them:\n"
+        "  - day (text, format date, required)\n"
+        "  - guests (whole number, required). You included\n"
+        '  - area (text, one of "inside", "terrace", required)'
+    )
+    assert result.structured_content is not None
+    assert result.structured_content["invalid_arguments"]["corrections"] == [
+        {"field": "day", "message": "Expected a date like 2024-12-31, got '24/12'."},
+        {"field": "area", "message": "Must be one of 'inside', 'terrace'; got 'roof'."},
+    ]
+    assert _text(fine) == "Maaemo 2026-12-24 2 inside ''"
+
+
+async def test_a_hostile_value_is_refused_in_linear_time(sdk: str) -> None:
+    server = make_server(sdk)
+    async with Client(in_memory(server), mode="legacy") as client:
+        result = await client.call_tool("book", {"restaurant": "M", "day": "9" * 1_000_000})
+    assert result.is_error
+    assert "day: Expected a date like 2024-12-31" in _text(result)

@@ -126,11 +126,12 @@ class HandedToModel(BaseException):
     output schema requires).
     """
 
-    def __init__(self, text: str, structured: dict[str, Any]) -> None:
-        """Carry the result's text and structured content."""
+    def __init__(self, text: str, structured: dict[str, Any], *, error: bool = False) -> None:
+        """Carry the result's text and structured content; ``error``: a tool error."""
         super().__init__(text)
         self.text = text
         self.structured = structured
+        self.error = error
 
 
 def missing_arguments(
@@ -153,6 +154,35 @@ def missing_arguments(
         *(f"  - {_describe(field)}" for field in fields),
     ]
     structured = {"missing_arguments": {"tool": tool, "fields": fields, "schema": schema}}
+    return "\n".join(lines), structured
+
+
+def invalid_arguments(
+    tool: str, errors: Sequence[tuple[str | None, str]], schema: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The text and structured content of ``@fill_missing`` for arguments that do not fit.
+
+    The same per-field messages as the form's, and the same field descriptions as
+    `missing_arguments`.
+    """
+    fields = _fields(schema)
+    lines = [
+        (
+            f"The arguments given to {tool} do not fit, so {tool} did not run. Ask the user "
+            f"for corrected values, then call {tool} again with them."
+        ),
+        *(f"  - {field or 'arguments'}: {message}" for field, message in errors),
+        "The arguments, as the form asks them:",
+        *(f"  - {_describe(field)}" for field in fields),
+    ]
+    structured = {
+        "invalid_arguments": {
+            "tool": tool,
+            "corrections": [{"field": field, "message": message} for field, message in errors],
+            "fields": fields,
+            "schema": schema,
+        }
+    }
     return "\n".join(lines), structured
 
 

@@ -100,9 +100,13 @@ def install(
         tool = await server.get_tool(name)
         return None if tool is None else tool.output_schema
 
+    async def tool_function(name: str) -> object:
+        tool = await server.get_tool(name)
+        return getattr(tool, "fn", None)
+
     added = install_in_chain(
         sdk_server.middleware,
-        replace(_HOST, output_schema=output_schema),
+        replace(_HOST, output_schema=output_schema, tool_function=tool_function),
         store=store,
         limits=limits,
         completions=completions,

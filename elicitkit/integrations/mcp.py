@@ -50,7 +50,9 @@ from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.ticket import TicketRefused
+from elicitkit._runtime import missing_arguments as fill
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.missing_arguments import ARGUMENTS_CHECK
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, HandedToModel
 from elicitkit._runtime.steps import observe, observers
 from elicitkit._runtime.timeouts import timed_out
@@ -82,6 +84,7 @@ from elicitkit.integrations._sdk_private import (
     connection_of,
     state_security,
     state_ttl,
+    tool_function,
     tool_uses_resolve,
 )
 
@@ -118,6 +121,7 @@ def install(
         crash_text=lambda tool: f"Error executing tool {tool}",
         refusal=functools.partial(_resolve_refusal, server),
         output_schema=functools.partial(_mcp_output_schema, server),
+        tool_function=functools.partial(_mcp_tool_function, server),
     )
     policy = check_policy(on_unsupported, "install()")
     added = install_in_chain(
@@ -137,6 +141,10 @@ def install(
             # It returns the result of the tool it answers for, whatever that tool's shape.
             structured_output=False,
         )
+
+
+async def _mcp_tool_function(server: MCPServer[Any], name: str) -> object:
+    return tool_function(server, name)
 
 
 async def _mcp_output_schema(server: MCPServer[Any], name: str) -> Mapping[str, Any] | None:
@@ -166,6 +174,8 @@ class Host:
             on as -32042.
         output_schema: The output schema the server lists for a tool, or ``None``; read
             only when a question goes to the model.
+        tool_function: The function a tool runs (``None``: unknown); read only in a
+            process where a tool uses ``@fill_missing``, for the check of its arguments.
     """
 
     name: str
@@ -175,6 +185,7 @@ class Host:
     tool_error_fields: Mapping[str, object] = field(default_factory=dict[str, object])
     masks_mcp_errors: bool = False
     output_schema: Callable[[str], Awaitable[Mapping[str, Any] | None]] | None = None
+    tool_function: Callable[[str], Awaitable[object]] | None = None
 
 
 def install_in_chain(
@@ -366,6 +377,10 @@ class ElicitkitMiddleware:
         answering = ctx.method == "tools/call" and params.get("name") == ANSWER_TOOL
         if companion is not None and answering:
             return await self._answer(ctx, call_next, companion, modern=modern)
+        if ctx.method == "tools/call" and fill.checks_arguments:
+            refused = await self._check_arguments(params)
+            if refused is not None:
+                return refused
         replay = (
             Replay.from_request(
                 params.get("inputResponses"), params.get("requestState"), self.limits
@@ -399,6 +414,17 @@ class ElicitkitMiddleware:
             )
         finally:
             current_run.reset(token)
+
+    async def _check_arguments(self, params: Mapping[str, Any]) -> HandlerResult | None:
+        """The form's refusal of a ``@fill_missing`` tool's arguments, before the SDK checks."""
+        if self.host.tool_function is None:
+            return None
+        function = await self.host.tool_function(str(params.get("name")))
+        check: object = getattr(function, ARGUMENTS_CHECK, None)
+        if not callable(check):
+            return None
+        handed: object = check(params.get("arguments"))
+        return _handed(handed) if isinstance(handed, HandedToModel) else None
 
     def _new_run(
         self, ctx: ServerRequestContext[Any, Any], replay: Replay | None, *, modern: bool
@@ -490,9 +516,7 @@ class ElicitkitMiddleware:
         try:
             return await call_next(ctx)
         except HandedToModel as handed:  # @fill_missing's listing, for a tool call only
-            text = types.TextContent(type="text", text=handed.text)
-            structured = {"result": handed.text, **handed.structured}
-            return types.CallToolResult(content=[text], structured_content=structured)
+            return _handed(handed)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
             replay = run.replay
@@ -526,6 +550,19 @@ class ElicitkitMiddleware:
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
+
+
+def _handed(handed: HandedToModel) -> types.CallToolResult:
+    """``@fill_missing``'s result for the model: text, and ``result`` beside the structure.
+
+    ``result`` holds the text, as the tool's wrapped output schema (widened to admit text)
+    expects of a normal result.
+    """
+    text = types.TextContent(type="text", text=handed.text)
+    structured = {"result": handed.text, **handed.structured}
+    return types.CallToolResult(
+        content=[text], structured_content=structured, is_error=handed.error
+    )
 
 
 _NOT_A_DIALOGUE = (
