@@ -33,7 +33,7 @@ import elicitkit
 from elicitkit import ask
 from elicitkit._replay.once import FORGOTTEN, INTERRUPTED, STORE_UNAVAILABLE
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.redis_server import RedisProcess, redis_process
 from tests.sdks import in_memory
@@ -476,3 +476,25 @@ async def test_a_large_result_is_kept_as_a_digest_and_its_replay_says_so() -> No
     ) in text
     assert len(text) < 1_000
     assert charges == ["10 to Ada"]
+
+
+async def test_a_retry_safe_lease_written_before_a_restart_is_interrupted() -> None:
+    """A marked lease from before Redis restarted may predate a lost unmark: closed, not run.
+
+    The round may have left its retry_safe step (unmarked its lease, in the second the AOF
+    lost) and gone on to a side effect before it died, so the next claim must not take it.
+    """
+    with redis_process(durable=True) as redis:
+        client = Redis.from_url(redis.url)
+        try:
+            store = RedisStore(client)
+            await store.open("d", keep=60)
+            assert await store.claim("d", "a", lease=0.2, keep=60, known=True) == Claim("claimed")
+            assert await store.hold("d", "a", retry_safe=True, lease=0.2, keep=60)
+            redis.restart()
+            await anyio.sleep(0.3)
+            assert await store.claim("d", "b", lease=60, keep=60, known=True) == Claim(
+                "interrupted"
+            )
+        finally:
+            await client.aclose()

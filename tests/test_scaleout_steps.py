@@ -6,7 +6,10 @@ connection each, so consecutive rounds reach different workers) drives the worke
 ``trip`` tool: ask, step ``reserve``, ask, step ``pay``. Each step's function adds one to a
 counter in Redis, so the tests count its runs across both processes: each runs exactly
 once, however rounds are resent, replayed from an older state or spread over workers; a
-worker killed inside a step fails the dialogue closed, and the step does not run again.
+payment that raises is raised again, as the same type, by the other worker without a second
+payment; a worker killed inside a step fails the dialogue closed, and the step does not run
+again, unless the step is ``retry_safe``: then the next round runs it again, and the call
+completes once. Every test runs on both server SDKs.
 """
 
 from __future__ import annotations
@@ -73,21 +76,26 @@ def redis(redis_url: str) -> Iterator[Redis]:
     client.close()
 
 
-def trip(url: str, item: str, **params: Any) -> dict[str, Any]:
-    return post(url, tool="trip", arguments={"item": item}, **params)
+def trip(url: str, item: str, *, safe: bool = False, **params: Any) -> dict[str, Any]:
+    return post(url, tool="trip", arguments={"item": item, "safe": safe}, **params)
 
 
 def replies(result: dict[str, Any]) -> dict[str, Any]:
-    """Two seats, and yes to paying: the answers to the round's one question."""
+    """Two seats, and yes to anything else: the answers to the round's one question."""
     ((key, question),) = result["inputRequests"].items()
     message = question["params"]["message"]
-    content = {"ok": True} if message.startswith("Pay for") else {"count": 2}
+    content = {"count": 2} if message.startswith("How many") else {"ok": True}
     return {key: {"action": "accept", "content": content}}
 
 
 def next_round(result: dict[str, Any]) -> dict[str, Any]:
     """The params of the round that answers ``result``'s question."""
     return {"inputResponses": replies(result), "requestState": result["requestState"]}
+
+
+def question_of(result: dict[str, Any]) -> str:
+    ((question,),) = [[asked["params"]["message"] for asked in result["inputRequests"].values()]]
+    return str(question)
 
 
 def counts(redis: Redis, item: str) -> tuple[Any, Any]:
@@ -126,6 +134,35 @@ def test_each_step_runs_once_across_workers_resends_and_older_states(
     assert all(a != b for a, b in itertools.pairwise(rounds))
 
 
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_step_that_raises_is_raised_again_by_the_other_worker_without_running_again(
+    redis_url: str, redis: Redis, sdk: str
+) -> None:
+    item = f"declined-{uuid.uuid4().hex}"
+    with cluster(redis_url, sdk) as (url, _):
+        first = trip(url, item)["result"]
+        second = trip(url, item, **next_round(first))["result"]
+        round_three = next_round(second)
+        # Round three pays, the card is declined, and the tool asks about later ...
+        third = trip(url, item, **round_three)["result"]
+        # ... and the same round resent reaches the other worker: the recorded failure
+        # is raised again there, as a CardDeclinedError, and the payment is not retried.
+        third_again = trip(url, item, **round_three)["result"]
+        done = trip(url, item, **next_round(third_again))["result"]
+    assert question_of(third) == "card declined for reservation 1. Try again later?"
+    assert third_again["inputRequests"] == third["inputRequests"]
+    assert done["content"] == [
+        {
+            "type": "text",
+            "text": f"{item}: CardDeclinedError: card declined for reservation 1; later: True",
+        }
+    ]
+    assert counts(redis, item) == (b"1", b"1")
+    rounds = [int(pid) for pid in redis.lrange(f"rounds:{item}", 0, -1)]  # type: ignore[union-attr]
+    assert len(rounds) == 5
+    assert all(a != b for a, b in itertools.pairwise(rounds)), "a round stayed on one worker"
+
+
 def post_until_answered(url: str, item: str, **params: Any) -> dict[str, Any]:
     """Post until a worker answers: the proxy drops a connection to a dead worker."""
     for _ in range(10):
@@ -136,36 +173,68 @@ def post_until_answered(url: str, item: str, **params: Any) -> dict[str, Any]:
     raise AssertionError("no worker answered 10 tries")
 
 
+def pay_and_kill(
+    url: str, redis: Redis, workers: list[Any], item: str, safe: bool, round_three: dict[str, Any]
+) -> threading.Thread:
+    """Send the paying round, and SIGKILL the worker that runs it once it has paid."""
+    lost: list[BaseException] = []
+
+    def doomed() -> None:
+        try:
+            trip(url, item, safe=safe, **round_three)
+        except (urllib.error.URLError, ConnectionError) as error:
+            lost.append(error)
+
+    thread = threading.Thread(target=doomed)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while counts(redis, item)[1] != b"1":  # the payment step took effect, then sleeps
+        assert time.monotonic() < deadline, "the final round never reached its payment"
+        time.sleep(0.02)
+    holder = int(redis.lrange(f"rounds:{item}", 0, -1)[-1])  # type: ignore[index]
+    (victim,) = (worker for worker in workers if worker.pid == holder)
+    os.kill(victim.pid, signal.SIGKILL)
+    thread.join(timeout=10)
+    assert lost, "the killed worker answered"
+    return thread
+
+
+@pytest.mark.parametrize("sdk", SDKS)
 def test_a_worker_killed_inside_a_step_fails_the_dialogue_closed(
-    redis_url: str, redis: Redis
+    redis_url: str, redis: Redis, sdk: str
 ) -> None:
     item = f"slow-{uuid.uuid4().hex}"
-    with cluster(redis_url, "mcp") as (url, workers):
+    with cluster(redis_url, sdk) as (url, workers):
         first = trip(url, item)["result"]
         round_two = next_round(first)
         second = trip(url, item, **round_two)["result"]
         round_three = next_round(second)
-        lost: list[BaseException] = []
-
-        def doomed() -> None:
-            try:
-                trip(url, item, **round_three)
-            except (urllib.error.URLError, ConnectionError) as error:
-                lost.append(error)
-
-        thread = threading.Thread(target=doomed)
-        thread.start()
-        deadline = time.monotonic() + 10
-        while counts(redis, item)[1] != b"1":  # the payment step took effect, then sleeps
-            assert time.monotonic() < deadline, "the final round never reached its payment"
-            time.sleep(0.02)
-        holder = int(redis.lrange(f"rounds:{item}", 0, -1)[-1])  # type: ignore[index]
-        (victim,) = (worker for worker in workers if worker.pid == holder)
-        os.kill(victim.pid, signal.SIGKILL)
+        pay_and_kill(url, redis, workers, item, False, round_three)
         retried = post_until_answered(url, item, **round_three)
         older = post_until_answered(url, item, **round_two)
-        thread.join(timeout=10)
-    assert lost, "the killed worker answered"
     assert retried["error"] == {"code": -32603, "message": INTERRUPTED}
     assert older["error"] == {"code": -32603, "message": INTERRUPTED}
     assert counts(redis, item) == (b"1", b"1")
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_worker_killed_inside_a_retry_safe_step_leaves_the_call_to_the_next_round(
+    redis_url: str, redis: Redis, sdk: str
+) -> None:
+    item = f"slow-{uuid.uuid4().hex}"
+    with cluster(redis_url, sdk) as (url, workers):
+        first = trip(url, item, safe=True)["result"]
+        round_two = next_round(first)
+        second = trip(url, item, safe=True, **round_two)["result"]
+        round_three = next_round(second)
+        pay_and_kill(url, redis, workers, item, True, round_three)
+        # The next round waits for the dead worker's lease to lapse (1 s), takes it, and
+        # pays again: the reservation is replayed, the payment runs a second time.
+        retried = post_until_answered(url, item, safe=True, **round_three)
+        resent = post_until_answered(url, item, safe=True, **round_three)
+        older = post_until_answered(url, item, safe=True, **round_two)
+    assert retried["result"]["content"] == [
+        {"type": "text", "text": f"{item}: reservation 1, receipt 2"}
+    ]
+    assert resent == older == retried  # completed once: the record answers
+    assert counts(redis, item) == (b"1", b"2")

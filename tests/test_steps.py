@@ -16,17 +16,21 @@ import secrets
 from collections import Counter
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from fastmcp import FastMCP
 from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
+from mcp.shared.exceptions import MCPError
 
 import elicitkit
 from elicitkit import ask, replaying, step
+from elicitkit._replay.once import INTERRUPTED
 from elicitkit._runtime.step_values import decode, encode
 from elicitkit.errors import StepDefinitionError
 from elicitkit.stores import MemoryStore, OutcomeStore
+from elicitkit.url import ask_url, require_url
 from tests.conftest import StoreFactory
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import ERAS, in_memory, tool_error
@@ -235,3 +239,119 @@ async def test_a_step_that_asks_is_refused_on_every_era(sdk: str, mode: str, pro
         "recorded once, but a question ends the round before it. Ask before or after the step.",
     )
     assert calls == [1]
+
+
+@pytest.mark.parametrize("function", ["ask_url", "require_url"])
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+async def test_a_step_that_sends_the_user_to_a_page_is_refused_on_every_era(
+    sdk: str, mode: str, protocol: str, function: str
+) -> None:
+    server: Any = MCPServer("s") if sdk == "mcp" else FastMCP("s")
+    elicitkit.install(server)
+    calls: list[int] = []
+
+    async def pay_on_page() -> str:
+        calls.append(1)
+        if function == "require_url":
+            await require_url("Pay on our page", "https://pay.example/checkout")
+        answer = await ask_url("Pay on our page", "https://pay.example/checkout")
+        return answer.action
+
+    @server.tool()
+    async def go() -> str:
+        return await step("pay", pay_on_page)
+
+    # never_called fails the test if the URL question reaches the client on 2025-11-25.
+    async with Client(in_memory(server), elicitation_callback=never_called, mode=mode) as client:
+        assert client.protocol_version == protocol
+        result = await client.call_tool("go", {})
+    assert result.is_error
+    assert text_of(result) == tool_error(
+        sdk,
+        "go",
+        f"The step 'pay' called {function}() to send the user to a page, which a step cannot "
+        "do: its outcome is recorded once, but a question ends the round before it. Send the "
+        "user to the page before or after the step.",
+    )
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("retry_safe", [True, False], ids=["retry-safe", "not-retry-safe"])
+async def test_a_round_cancelled_inside_a_step_reruns_it_only_if_retry_safe(
+    sdk: str, stores: StoreFactory, retry_safe: bool
+) -> None:
+    server: Any = shop(sdk, stores(), Ran())
+    charges: list[str] = []
+
+    async def charge(amount: int) -> str:
+        charges.append(f"{amount}")
+        if len(charges) == 1:
+            await anyio.sleep(5)  # the client cancels while this runs
+        return f"receipt-{len(charges)}"
+
+    @server.tool()
+    async def pay(amount: int) -> str:
+        await ask(bool, f"Pay {amount}?", key="confirm")
+        receipt = await step("charge", charge, amount, retry_safe=retry_safe)
+        return f"paid: {receipt}"
+
+    args = {"amount": 10}
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "pay", args))
+        final = {key: accept(value=True)}
+        with anyio.move_on_after(0.3):
+            await retry(client, "pay", args, final, state)
+        if retry_safe:
+            again = await retry(client, "pay", args, final, state)
+            resent = await retry(client, "pay", args, final, state)
+            assert text_of(again) == text_of(resent) == "paid: receipt-2"
+        else:
+            with pytest.raises(MCPError) as raised:
+                await retry(client, "pay", args, final, state)
+            assert raised.value.error.message == INTERRUPTED
+    assert charges == (["10", "10"] if retry_safe else ["10"])
+
+
+class UnmarkFails(MemoryStore):
+    """A store that marks a lease inside a retry_safe step but fails to lift the mark."""
+
+    async def hold(
+        self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
+    ) -> bool:
+        if not retry_safe:
+            raise ConnectionError("the store went away")
+        return await super().hold(dialogue, token, retry_safe=retry_safe, lease=lease, keep=keep)
+
+
+async def test_a_round_that_cannot_lift_the_retry_safe_mark_stops_after_the_step(
+    sdk: str,
+) -> None:
+    """Marked, a crash later in the round would let the next round run its later code again."""
+    server: Any = shop(sdk, UnmarkFails(), Ran())
+    ran: list[str] = []
+
+    def reserve() -> int:
+        ran.append("reserve")
+        return 7
+
+    @server.tool()
+    async def book() -> str:
+        await ask(bool, "Book?", key="sure")
+        seat = await step("reserve", reserve, retry_safe=True)
+        ran.append("after")
+        return f"seat {seat}"
+
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
+        key, _, state = only_question(await retry(client, "book", {}))
+        result = await retry(client, "book", {}, {key: accept(value=True)}, state)
+    assert isinstance(result, types.CallToolResult)
+    assert result.is_error
+    assert text_of(result) == tool_error(
+        sdk,
+        "book",
+        "The step 'reserve' ran and its outcome was recorded, but the store could not be told "
+        "that the call left this retry_safe step, so the call stops here rather than let a "
+        "crash after it run its later code again. Send the same request again in a little "
+        "while.",
+    )
+    assert ran == ["reserve"]

@@ -93,6 +93,44 @@ async def test_a_renewed_lease_does_not_lapse(store: OutcomeStore) -> None:
     assert not await store.renew("slow", "b", lease=0.2, keep=KEEP)  # not its lease
 
 
+async def test_a_lease_that_lapses_inside_a_retry_safe_step_is_claimed_again(
+    store: OutcomeStore,
+) -> None:
+    """A holder that dies inside a retry_safe step leaves the dialogue runnable, not closed."""
+    await store.open("safe", keep=KEEP)
+    assert await claim(store, "safe", "a", lease=0.05) == Claim("claimed")
+    assert not await store.hold("safe", "b", retry_safe=True, lease=0.05, keep=KEEP)
+    assert await store.hold("safe", "a", retry_safe=True, lease=0.2, keep=KEEP)
+    assert await claim(store, "safe", "b") == Claim("busy")  # a live holder, marked or not
+    await anyio.sleep(0.3)
+    assert await claim(store, "safe", "b", lease=0.05) == Claim("claimed")
+    assert not await store.hold("safe", "a", retry_safe=False, lease=60, keep=KEEP)  # b's now
+    # Marked and unmarked again before the lapse: interrupted, as any lapsed lease.
+    assert await store.hold("safe", "b", retry_safe=True, lease=60, keep=KEEP)
+    assert await store.hold("safe", "b", retry_safe=False, lease=0.05, keep=KEEP)
+    await anyio.sleep(0.15)
+    assert await claim(store, "safe", "c") == Claim("interrupted")
+    assert not await store.hold("safe", "c", retry_safe=True, lease=60, keep=KEEP)
+    assert await claim(store, "safe", "c") == Claim("interrupted")
+
+
+async def test_a_marked_lease_is_renewed_and_released_once_unmarked(store: OutcomeStore) -> None:
+    await store.open("d", keep=KEEP)
+    assert await claim(store, "d", "a") == Claim("claimed")
+    assert await store.hold("d", "a", retry_safe=True, lease=60, keep=KEEP)
+    # While marked, only hold() renews it: a holder unmarks before it renews or releases.
+    assert not await store.renew("d", "a", lease=60, keep=KEEP)
+    await store.release("d", "a", keep=KEEP)
+    assert await claim(store, "d", "b") == Claim("busy")
+    assert await store.hold("d", "a", retry_safe=False, lease=60, keep=KEEP)
+    assert await store.renew("d", "a", lease=60, keep=KEEP)
+    await store.release("d", "a", keep=KEEP)
+    assert await claim(store, "d", "b") == Claim("claimed")
+    await store.record("d", "done", keep=KEEP)
+    assert not await store.hold("d", "b", retry_safe=True, lease=60, keep=KEEP)  # a record
+    assert await claim(store, "d", "c") == Claim("recorded", "done")
+
+
 async def test_entries_expire(store: OutcomeStore) -> None:
     await store.open("kept", keep=KEEP)
     assert await claim(store, "kept", "a") == Claim("claimed")

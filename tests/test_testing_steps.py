@@ -8,8 +8,9 @@ store forgets step records (a fault injected in `AtMostOnce.claim_step`).
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
 import pytest
 from fastmcp import FastMCP
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
@@ -20,6 +21,9 @@ from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.store import Claim
 from elicitkit.stores import MemoryStore, OutcomeStore
 from elicitkit.testing import ScriptedUser, accept, assert_steps_run_once, count_runs
+
+if TYPE_CHECKING:
+    from elicitkit.testing import StepsRunOnce
 
 pytestmark = pytest.mark.anyio
 
@@ -97,3 +101,47 @@ async def test_assert_steps_run_once_fails_when_step_records_are_forgotten(
         "older state sent after the end: 'pay' 2 times. Check that the servers share one "
         "store and one request-state key, and that each step's key is the same in every round."
     )
+
+
+async def test_the_steps_run_once_fixture_passes_and_fails_as_the_function(
+    steps_run_once: StepsRunOnce, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = MemoryStore()
+    servers = [shop("mcp", store), shop("mcp", store)]
+    runs = await steps_run_once(servers, "buy", {"item": "lamp"}, user=user())
+    assert dict(runs.steps) == {"quote": 1, "pay": 1}
+
+    async def forgetful(self: AtMostOnce, dialogue: str, key: str, token: str) -> Claim:
+        return Claim("claimed")
+
+    monkeypatch.setattr(AtMostOnce, "claim_step", forgetful)
+    with pytest.raises(AssertionError) as caught:
+        await steps_run_once(servers, "buy", {"item": "lamp"}, user=user())
+    assert "did not each run once" in str(caught.value)
+
+
+async def test_counts_are_per_call_while_other_calls_of_the_tool_run(
+    sdk: str, steps_run_once: StepsRunOnce
+) -> None:
+    """Each counter tags its own requests, so concurrent calls in the process do not count."""
+    store = MemoryStore()
+    servers = [shop(sdk, store), shop(sdk, store)]
+    found: dict[str, Any] = {}
+
+    async def asserted() -> None:
+        found["asserted"] = await steps_run_once(servers, "buy", {"item": "lamp"}, user=user())
+
+    async def counted() -> None:
+        found["counted"] = await count_runs(servers[0], "buy", {"item": "desk"}, user=user)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(3):
+            group.start_soon(asserted)
+            group.start_soon(counted)
+    assert dict(found["asserted"].steps) == {"quote": 1, "pay": 1}
+    assert found["asserted"].body == 4
+    assert [(r.body, dict(r.steps)) for r in found["counted"]] == [
+        (1, {"quote": 1, "pay": 1}),
+        (1, {"quote": 1, "pay": 1}),
+        (3, {"quote": 1, "pay": 1}),
+    ]

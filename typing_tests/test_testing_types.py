@@ -13,8 +13,11 @@ from elicitkit.testing import (
     ClientProfile,
     FormRequest,
     Reply,
+    Runs,
     ScriptedUser,
+    StepsRunOnce,
     accept,
+    assert_steps_run_once,
     cancel,
     connect,
     decline,
@@ -37,3 +40,11 @@ async def check_connect(server: Any) -> None:
     assert_type(user.schemas, list[dict[str, Any]])
     assert_type(KNOWN_CLIENTS["codex"], ClientProfile)
     assert_type(PROFILES["codex"].number_widgets, bool)
+
+
+async def check_steps_run_once(server: Any, steps_run_once: StepsRunOnce) -> None:
+    runs = await steps_run_once([server, server], "buy", {"item": "lamp"}, user=ScriptedUser())
+    assert_type(runs, Runs)
+    assert_type(runs.steps["pay"], int)
+    fixture: StepsRunOnce = assert_steps_run_once  # the fixture is the function
+    assert_type(await fixture(server, "buy", user=ScriptedUser()), Runs)

@@ -8,7 +8,8 @@ dialogue gets that record back without running the handler. A round that finds a
 round of its dialogue running waits for it (up to ``wait`` seconds) and then shares its
 outcome. A round interrupted mid-run (cancelled, or an exception that is not an outcome)
 is recorded as interrupted, so the dialogue never runs again: later rounds get an error
-that says so.
+that says so. The one exception is a round interrupted (or whose process died) inside a
+durable step marked ``retry_safe``: it leaves the dialogue to the next round (`RoundLease`).
 
 It fails closed whenever the store cannot vouch for a dialogue:
 
@@ -210,7 +211,7 @@ class AtMostOnce:
         outcomes: Outcomes[R],
         *,
         known: bool = False,
-        safe_to_retry: Callable[[], bool] | None = None,
+        lease: RoundLease | None = None,
     ) -> R:
         """Run ``round_``, a later round of ``dialogue``, at most once to completion.
 
@@ -220,9 +221,10 @@ class AtMostOnce:
             outcomes: The integration's outcomes.
             known: The state says the store opened the dialogue (states minted before
                 that was said carry ``False``, and a missing entry then means "new").
-            safe_to_retry: Says, when the round is interrupted, whether it was interrupted
-                inside a durable step its author marked ``retry_safe``: the dialogue is
-                then released (the next round runs it again) rather than closed.
+            lease: The round's lease (made by the caller so that the round's durable steps
+                can mark it, see `RoundLease`); a new one by default. A round interrupted
+                while it is marked (inside a step its author marked ``retry_safe``) releases
+                the dialogue (the next round runs it again) rather than closing it.
 
         Returns:
             The round's result; the recorded result of a completed dialogue (without
@@ -234,7 +236,8 @@ class AtMostOnce:
             BaseException: What ``round_`` raised (recorded first), a recorded error, or
                 the -32603 error of an interrupted or forgotten dialogue.
         """
-        token = secrets.token_urlsafe(8)
+        lease = lease or RoundLease(self, dialogue)
+        token = lease.token
         try:
             claim = await self._claim(dialogue, token, known=known)
         except StoreUnavailable:
@@ -255,7 +258,7 @@ class AtMostOnce:
         if claim.status == "busy":
             return outcomes.refused(BUSY)
         try:
-            result = await self._renewing(dialogue, token, round_)
+            result = await self._renewing(lease, round_)
         except BaseException as error:
             data = outcomes.error_data(error)
             if data is not None:
@@ -266,12 +269,14 @@ class AtMostOnce:
             # get an error that says so (shielded: a cancellation must not skip the record).
             # Inside a step marked retry_safe, everything before it in this round was a
             # replayable read, an answer or a recorded step, so running it again is safe.
-            if safe_to_retry is not None and safe_to_retry():
-                # If the store cannot be told, the lease lapses into "interrupted": closed.
+            if lease.inside_safe_step:
+                # Unmarked, then released; if the store cannot be told, the marked lease
+                # lapses and the next round takes it: the same outcome, seconds later.
                 with anyio.CancelScope(shield=True), contextlib.suppress(StoreUnavailable):
-                    await self._call(
-                        "release", lambda: self.store.release(dialogue, token, keep=self.keep)
-                    )
+                    if await lease.leave_safe_step():
+                        await self._call(
+                            "release", lambda: self.store.release(dialogue, token, keep=self.keep)
+                        )
                 raise
             with anyio.CancelScope(shield=True):
                 interrupted = {"code": INTERNAL_ERROR, "message": INTERRUPTED}
@@ -342,16 +347,14 @@ class AtMostOnce:
             await anyio.sleep(pause)
             pause = min(pause * 2, 0.1)
 
-    async def _renewing(self, dialogue: str, token: str, round_: Callable[[], Awaitable[R]]) -> R:
+    async def _renewing(self, lease: RoundLease, round_: Callable[[], Awaitable[R]]) -> R:
         """Run ``round_`` while renewing its lease; raise what it raised, unwrapped."""
+        dialogue = lease.dialogue
 
         async def renew() -> None:
             while True:
                 try:
-                    renewed = await self._call(
-                        "renew",
-                        lambda: self.store.renew(dialogue, token, lease=self.lease, keep=self.keep),
-                    )
+                    renewed = await lease.renew()
                 except StoreUnavailable:
                     renewed = True  # logged; the next renewal may reach it before the lapse
                 if not renewed:
@@ -470,6 +473,87 @@ class AtMostOnce:
                 )
             )
         return replayed(record, outcomes)
+
+
+class RoundLease:
+    """The lease one later round holds on its dialogue, and whether it is in a safe step.
+
+    A durable step marked ``retry_safe`` marks the lease while its function runs
+    (`OutcomeStore.hold`): if the process dies meanwhile, the lease lapses into a new claim
+    rather than "interrupted", and the next round runs again (everything before the step
+    in the round is replayable: answers, recorded steps, reads). A crash anywhere else
+    still closes the dialogue. Marking and renewing take turns (a lock): a renewal sent
+    while the mark changes must not undo it, nor find the lease "not held".
+
+    Attributes:
+        dialogue: The dialogue's id.
+        token: The round's token, which holds the lease.
+        inside_safe_step: The store has the lease marked right now.
+    """
+
+    def __init__(self, once: AtMostOnce, dialogue: str) -> None:
+        """A new round's lease on ``dialogue``, with a fresh token (claimed by `AtMostOnce.run`)."""
+        self.dialogue = dialogue
+        self.token = secrets.token_urlsafe(8)
+        self.inside_safe_step = False
+        self._once = once
+        # Made on first use: most rounds never renew nor enter a retry_safe step, and a
+        # lock costs about 4 µs to make (benchmarks/README.md weighs single microseconds).
+        self._lock: anyio.Lock | None = None
+
+    @property
+    def _turns(self) -> anyio.Lock:
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        return self._lock
+
+    async def renew(self) -> bool:
+        """Extend the lease, marked or not; False if the round no longer holds it.
+
+        Raises:
+            StoreUnavailable: The store failed or did not answer.
+        """
+        async with self._turns:
+            if self.inside_safe_step:
+                return await self._hold("renew", retry_safe=True)
+            once = self._once
+            return await once._call(  # pyright: ignore[reportPrivateUsage]  (this module's)
+                "renew",
+                lambda: once.store.renew(
+                    self.dialogue, self.token, lease=once.lease, keep=once.keep
+                ),
+            )
+
+    async def enter_safe_step(self) -> None:
+        """Mark the lease before a ``retry_safe`` step runs (unmarked on failure: closed)."""
+        async with self._turns:
+            with contextlib.suppress(StoreUnavailable):
+                self.inside_safe_step = await self._hold("mark", retry_safe=True)
+
+    async def leave_safe_step(self) -> bool:
+        """Unmark the lease after the step; False if it could not be (the round must stop)."""
+        async with self._turns:
+            if not self.inside_safe_step:
+                return True
+            try:
+                held = await self._hold("unmark", retry_safe=False)
+            except StoreUnavailable:
+                return False
+            self.inside_safe_step = not held
+            return held
+
+    async def _hold(self, what: str, *, retry_safe: bool) -> bool:
+        once = self._once
+        return await once._call(  # pyright: ignore[reportPrivateUsage]  (this module's)
+            what,
+            lambda: once.store.hold(
+                self.dialogue,
+                self.token,
+                retry_safe=retry_safe,
+                lease=once.lease,
+                keep=once.keep,
+            ),
+        )
 
 
 def result_record(kind: str | None, data: Any) -> str:

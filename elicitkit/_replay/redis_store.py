@@ -13,6 +13,8 @@ Each dialogue is one key, living ``keep`` milliseconds from its last write. Its 
 * ``O<run>``: open, written while Redis ran as ``<run>``;
 * ``L<deadline>:<run>:<token>``: leased by ``<token>`` until ``<deadline>`` (milliseconds
   of Redis's own clock, ``TIME``, so worker clocks never matter);
+* ``S<deadline>:<run>:<token>``: the same lease, held inside a ``retry_safe`` step (`hold`):
+  lapsed, the next claim takes it instead of reading the dialogue as interrupted;
 * ``R<outcome>``: recorded; ``I``: interrupted (a lease lapsed without a record).
 
 ``<run>`` is the first 16 characters of the server's ``run_id``, which changes whenever
@@ -63,15 +65,19 @@ _CLAIM = (
     _PRELUDE
     + """
 local kind = value and string.sub(value, 1, 1)
-if kind == 'L' then
-  local deadline, owner, holder = string.match(value, '^L(%d+):(%x*):(.*)$')
+if kind == 'L' or kind == 'S' then
+  local deadline, owner, holder = string.match(value, '^[LS](%d+):(%x*):(.*)$')
   if deadline == nil then return 'B' end  -- an older elicitkit's lease: it expires with its key
   if owner == run and tonumber(deadline) > now then
     if holder == ARGV[1] then return false end  -- this very claim, sent again: still ours
     return 'B'
   end
-  redis.call('SET', KEYS[1], 'I', 'PX', ARGV[3])
-  return 'I'
+  -- A lapsed safe lease of this run is taken below; of another run, it may be older than
+  -- a write the restart lost (the step's end): interrupted, as any other.
+  if kind == 'L' or owner ~= run then
+    redis.call('SET', KEYS[1], 'I', 'PX', ARGV[3])
+    return 'I'
+  end
 end
 if kind == 'R' or kind == 'I' then return value end
 if (value == false and ARGV[4] == '1') or (kind == 'O' and string.sub(value, 2) ~= run) then
@@ -102,6 +108,18 @@ if value == false then return 0 end
 local owner, token = string.match(value, '^L%d+:(%x*):(.*)$')
 if token ~= ARGV[1] or owner ~= run then return 0 end
 redis.call('SET', KEYS[1], 'O' .. run, 'PX', ARGV[2])
+return 1
+"""
+)
+# ARGV: token, lease (ms), keep (ms), 'S' (inside a retry_safe step) or 'L'. 1 when held.
+_HOLD = (
+    _PRELUDE
+    + """
+if value == false then return 0 end
+local owner, token = string.match(value, '^[LS]%d+:(%x*):(.*)$')
+if token ~= ARGV[1] or owner ~= run then return 0 end
+redis.call('SET', KEYS[1], ARGV[4] .. string.format('%d', now + tonumber(ARGV[2])) .. ':' .. run
+  .. ':' .. token, 'PX', ARGV[3])
 return 1
 """
 )
@@ -165,6 +183,20 @@ class RedisStore:
     async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.release`."""
         await self._eval(_RELEASE, dialogue, token, _milliseconds(keep))
+
+    async def hold(
+        self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
+    ) -> bool:
+        """See `elicitkit.stores.OutcomeStore.hold`."""
+        held = await self._eval(
+            _HOLD,
+            dialogue,
+            token,
+            _milliseconds(lease),
+            _milliseconds(keep),
+            "S" if retry_safe else "L",
+        )
+        return held == 1
 
     async def durability_problems(self) -> list[str]:
         """Say which of Redis's settings break at-most-once's durability contract.

@@ -15,10 +15,14 @@ known dialogue that finds no entry answers ``"forgotten"``, and nothing runs.
 An entry is one of:
 
 * open: the dialogue asked a question and no round of it is running;
-* leased: a round holds it until a deadline, renewed while the round runs;
+* leased: a round holds it until a deadline, renewed while the round runs; a lease may
+  say that its round is inside a durable step marked ``retry_safe`` right now (`hold`);
 * recorded: the dialogue completed, with its outcome;
 * interrupted: a lease lapsed without a record (its holder died, or could not record),
-  so what the round did is unknown and the dialogue never runs again.
+  so what the round did is unknown and the dialogue never runs again. A lease that lapses
+  while it says its round is inside a ``retry_safe`` step does not interrupt the dialogue:
+  everything that round did before the step is replayable, and the step may run twice,
+  so the next claim takes the lease and the round runs again.
 
 Every entry lives ``keep`` seconds from its last write. This module holds the protocol and
 the in-memory default; ``elicitkit._replay.redis_store`` holds the Redis one.
@@ -95,8 +99,25 @@ class OutcomeStore(Protocol):
         """Give up ``token``'s lease (the round asked again): the entry is open once more."""
         ...
 
+    async def hold(
+        self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
+    ) -> bool:
+        """Renew ``token``'s lease, saying whether its round is inside a ``retry_safe`` step.
+
+        While a lease says so, it lapses into a new claim rather than "interrupted": the
+        next claim after its deadline takes the lease (``"claimed"``), as if it were open.
+        `renew` and `release` only apply to a lease that does not say so: its holder says
+        ``retry_safe=False`` first (and renews it with this method meanwhile).
+
+        Returns:
+            False if ``token`` does not hold the lease (nothing changed).
+        """
+        ...
+
 
 _OPEN, _LEASE, _RECORD, _INTERRUPTED = "open", "lease", "record", "interrupted"
+# A lease whose round is inside a retry_safe step (`OutcomeStore.hold`).
+_SAFE_LEASE = "safe lease"
 # What an entry costs besides its two strings (counted with sys.getsizeof): the OrderedDict
 # slot and node, the tuple and its two floats. tracemalloc measures about 160 bytes on
 # CPython 3.11 (tests/test_stores.py); 250 leaves room for the dict's growth steps.
@@ -166,11 +187,13 @@ class MemoryStore:
                 return Claim("recorded", value)
             if kind == _INTERRUPTED:
                 return Claim("interrupted")
-            if kind == _LEASE:
+            if kind in (_LEASE, _SAFE_LEASE):
                 if deadline > now:
                     return Claim("busy")
-                self._put(dialogue, (_INTERRUPTED, "", 0.0, now + keep))
-                return Claim("interrupted")
+                if kind == _LEASE:
+                    self._put(dialogue, (_INTERRUPTED, "", 0.0, now + keep))
+                    return Claim("interrupted")
+                # A safe lease lapsed: its round died inside a retry_safe step. Ours now.
         self._put(dialogue, (_LEASE, token, now + lease, now + keep))
         return Claim("claimed")
 
@@ -192,6 +215,17 @@ class MemoryStore:
         entry = self._entries.get(dialogue)
         if entry is not None and entry[:2] == (_LEASE, token):
             self._put(dialogue, (_OPEN, "", 0.0, time.monotonic() + keep))
+
+    async def hold(
+        self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
+    ) -> bool:
+        """See `OutcomeStore.hold`."""
+        entry = self._entries.get(dialogue)
+        if entry is None or entry[0] not in (_LEASE, _SAFE_LEASE) or entry[1] != token:
+            return False
+        now = time.monotonic()
+        self._put(dialogue, (_SAFE_LEASE if retry_safe else _LEASE, token, now + lease, now + keep))
+        return True
 
     def _put(self, dialogue: str, entry: tuple[str, str, float, float]) -> None:
         self._drop(dialogue)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from elicitkit._replay.limits import ReplayLimits
+from elicitkit._replay.once import RoundLease
 from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
 from elicitkit.errors import ElicitError, FormDefinitionError
@@ -158,7 +159,6 @@ class ToolRun:
             default (`elicitkit.url.use_completions`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         step_keys: The step keys used so far in this run.
-        in_safe_step: A step marked ``retry_safe`` is running right now.
         on_unsupported: The server's policy for a client that cannot show forms
             (``install(on_unsupported=...)``); an ``ask()`` may choose its own.
         answer_tool: The server registered the companion tool ``answer_form``, so a
@@ -167,6 +167,11 @@ class ToolRun:
             answers come through ``answer_form``): carried in the ticket between rounds.
         limits: The caps of a dialogue, for a replay started mid-run on a 2025 era when a
             question goes to the model.
+        call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
+            while the kit counts runs (`elicitkit._runtime.steps.observers`).
+        lease: The lease a later round holds on its dialogue (2026-07-28), which a step
+            marked ``retry_safe`` marks while its function runs; ``None`` in round one and
+            on 2025 eras.
     """
 
     channel: Channel
@@ -178,11 +183,12 @@ class ToolRun:
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=set[str])
-    in_safe_step: bool = False
     on_unsupported: str = "raise"
     answer_tool: bool = False
     model_keys: set[str] = field(default_factory=set[str])
     limits: ReplayLimits | None = None
+    lease: RoundLease | None = None
+    call_tag: str | None = None
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -217,6 +223,15 @@ def asked_in_step(key: str) -> str:
     return (
         f"The step {key!r} asked the user a question, which a step cannot do: its outcome is "
         "recorded once, but a question ends the round before it. Ask before or after the step."
+    )
+
+
+def sent_to_url_in_step(key: str, function: str) -> str:
+    """Why ``ask_url()`` or ``require_url()`` (``function``) cannot run inside step ``key``."""
+    return (
+        f"The step {key!r} called {function} to send the user to a page, which a step cannot "
+        "do: its outcome is recorded once, but a question ends the round before it. Send the "
+        "user to the page before or after the step."
     )
 
 

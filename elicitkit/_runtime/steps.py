@@ -21,8 +21,12 @@ It fails closed like the dialogue does: a step whose store entry is leased or in
 (its round died mid-step) is refused with `StepError`; a step whose outcome cannot be
 recorded ends the round with `StepError` (the dialogue's outcome records that, or its
 lease lapses into "interrupted"); a round cancelled mid-step is recorded as interrupted by
-`AtMostOnce`, unless the step is ``retry_safe``. A dialogue the store forgot never reaches a
-step: `AtMostOnce` refuses the round first.
+`AtMostOnce`. A ``retry_safe`` step of a later round instead marks the dialogue's lease
+while its function runs (`elicitkit._replay.once.RoundLease`), so a round cancelled or a
+process killed inside it leaves the dialogue to the next round, which runs the step again;
+the mark is lifted after the step's outcome is recorded, and a round that cannot lift it
+stops. A dialogue the store forgot never reaches a step: `AtMostOnce` refuses the round
+first.
 
 On 2025-06-18 and 2025-11-25 the tool runs once, so ``step`` calls ``fn`` and returns its
 result; the result type is still checked, so a tool that works there works on 2026-07-28.
@@ -70,14 +74,17 @@ T = TypeVar("T")
 
 
 # Who is told each time a step's function or a tool body actually runs: the testing kit
-# counts them (elicitkit.testing.count_runs). Events are ("step", key) and ("body", target).
-observers: list[Callable[[str, str], None]] = []
+# counts them (elicitkit.testing.count_runs). Events are ("step", key, call) and ("body",
+# target, call), where ``call`` is the request's ``_meta`` value under CALL_TAG (ToolRun.
+# call_tag), so that counts are per call even while other calls run in the process.
+observers: list[Callable[[str, str, str | None], None]] = []
+CALL_TAG = "elicitkit/counted-call"
 
 
-def observe(event: str, name: str) -> None:
-    """Tell the observers that ``name`` (a step key or a tool) ran for real."""
+def observe(event: str, name: str, call: str | None) -> None:
+    """Tell the observers that ``name`` (a step key or a tool) ran for real in ``call``."""
     for observer in observers:
-        observer(event, name)
+        observer(event, name, call)
 
 
 @overload
@@ -110,9 +117,10 @@ async def step(
             unique within the call, the same in every round.
         fn: The function: sync or async. It must not ask the user anything.
         *args: Its positional arguments.
-        retry_safe: ``fn`` may run again if a round is cancelled while it runs (an
-            idempotent call that carries its own idempotency key). Without it, a
-            cancelled step closes the call.
+        retry_safe: ``fn`` may run again if its round is cancelled, or its server
+            process dies, while it runs (an idempotent call that carries its own
+            idempotency key): the next round runs again from its state. Without it, a
+            step interrupted either way closes the call.
         **kwargs: Its keyword arguments.
 
     Returns:
@@ -153,18 +161,21 @@ async def step(
         return _replayed(run, carried)
     failure: BaseException | None = None
     value: Any = None
-    run.in_safe_step = retry_safe
+    # A retry_safe step of a later round marks the dialogue's lease while fn runs, so that
+    # a crash in fn leaves the dialogue to the next round rather than closing it.
+    lease = run.lease if retry_safe and where is not None else None
+    if lease is not None:
+        await lease.enter_safe_step()
     try:
         value = await _call(run, key, fn, args, kwargs)
     except Exception as error:  # noqa: BLE001  (the step's outcome: recorded, then re-raised)
         failure = error
     except BaseException:
+        # Cancelled: the lease stays marked, so AtMostOnce releases the dialogue.
         if retry_safe and where is not None:
             with anyio.CancelScope(shield=True):
                 await where[0].release_step(where[1], key, where[2])
         raise
-    finally:
-        run.in_safe_step = False
     outcome, failure = _outcome(key, value, failure)
     text = json.dumps({"d": digest, "o": outcome}, separators=(",", ":"), ensure_ascii=False)
     limit = replay.limits.max_state_bytes
@@ -178,6 +189,9 @@ async def step(
             await where[0].record_step(where[1], key, text)
         except StoreUnavailable:
             raise _surface(run, StepError(_UNRECORDED.format(key=key))) from None
+    # Recorded first: a crash between the two finds the lease marked, and the step recorded.
+    if lease is not None and not await lease.leave_safe_step():
+        raise _surface(run, StepError(_STILL_MARKED.format(key=key)))
     replay.steps[key] = CarriedStep(digest, outcome)
     if failure is not None:
         raise _surfaced_failure(run, failure)
@@ -220,7 +234,8 @@ def replaying() -> bool:
 async def _call(
     run: ToolRun, key: str, fn: Callable[..., Any], args: Any, kwargs: dict[str, Any]
 ) -> Any:
-    observe("step", key)
+    if observers:
+        observe("step", key, run.call_tag)
     # Seen by ask() in fn's task and in the worker thread (which copies this context).
     inside = running_step.set(key)
     try:
@@ -381,6 +396,11 @@ _UNRECORDED = (
     "The step {key!r} ran, but its outcome could not be recorded (the store could not be "
     "reached), so the call stops here rather than risk running it again. Check its effect, "
     "then start the call afresh without requestState."
+)
+_STILL_MARKED = (
+    "The step {key!r} ran and its outcome was recorded, but the store could not be told that "
+    "the call left this retry_safe step, so the call stops here rather than let a crash "
+    "after it run its later code again. Send the same request again in a little while."
 )
 _REUSED = (
     "The step {key!r} was recorded in an earlier round of this call with another function "

@@ -53,6 +53,8 @@ from elicitkit._runtime.context import (
     ToolRun,
     current_run,
     outside_a_call,
+    running_step,
+    sent_to_url_in_step,
 )
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
@@ -62,6 +64,7 @@ from elicitkit.errors import (
     ElicitationUnsupported,
     ElicitError,
     FormDefinitionError,
+    StepError,
     TooManyOpenUrls,
 )
 
@@ -427,7 +430,7 @@ async def ask_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
-    run, to_the_model = _url_run(on_unsupported)
+    run, to_the_model = _url_run("ask_url()", on_unsupported)
     if to_the_model:
         if run.replay is None:  # a 2025 era: the dialogue goes on through answer_form
             run.replay = Replay(limits=run.limits or ReplayLimits())
@@ -502,7 +505,7 @@ async def require_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     check_url(url)
-    run, _ = _url_run("raise")
+    run, _ = _url_run("require_url()", "raise")
     channel = run.channel
     if run.replay is not None:
         # Asked afresh every time: the user comes back here only if the page is not done.
@@ -547,18 +550,22 @@ async def _drop(router: CompletionRouter, eid: str) -> None:
         await router.drop(eid)
 
 
-def _url_run(policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
-    """The call, and whether its URL question goes to the model (``"ask_model"``).
+def _url_run(function: str, policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
+    """The call, and whether ``function``'s URL question goes to the model (``"ask_model"``).
 
     Raises:
+        StepError: It was called inside a durable step's function.
         ElicitationUnsupported: The client has no URL mode, and the policy does not hand
             the link to the model.
     """
     try:
         run = current_run.get()
     except LookupError:
-        raise ElicitError(outside_a_call("ask_url()")) from None
+        raise ElicitError(outside_a_call(function)) from None
     channel = run.channel
+    step = running_step.get()
+    if step is not None:  # on every era, before anything is sent: as ask() (asking.py)
+        raise channel.surface(StepError(sent_to_url_in_step(step, function)))
     if policy is None:
         policy = cast("OnUnsupported", run.on_unsupported)
     if channel.protocol not in ("2025-11-25", "2026-07-28"):

@@ -46,7 +46,7 @@ from pydantic import BaseModel, ValidationError
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.limits import ReplayLimits
-from elicitkit._replay.once import AtMostOnce
+from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.ticket import TicketRefused
@@ -54,7 +54,7 @@ from elicitkit._runtime import missing_arguments as fill
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
 from elicitkit._runtime.missing_arguments import ARGUMENTS_CHECK
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, HandedToModel
-from elicitkit._runtime.steps import observe, observers
+from elicitkit._runtime.steps import CALL_TAG, observe, observers
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit._runtime.unsupported import OnUnsupported, check_policy
 from elicitkit._runtime.url_mode import installed_with
@@ -405,12 +405,9 @@ class ElicitkitMiddleware:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
                 return await self.once.begin(round_, lambda: replay.dialogue, outcomes)
+            run.lease = RoundLease(self.once, replay.dialogue)
             return await self.once.run(
-                replay.dialogue,
-                round_,
-                outcomes,
-                known=replay.known,
-                safe_to_retry=lambda: run.in_safe_step,
+                replay.dialogue, round_, outcomes, known=replay.known, lease=run.lease
             )
         finally:
             current_run.reset(token)
@@ -438,6 +435,7 @@ class ElicitkitMiddleware:
             target=_target(ctx),
             completions=self.router,
             steps=self.once if modern or replay is not None else None,
+            call_tag=_call_tag(ctx.params or {}) if observers else None,
             on_unsupported=self.on_unsupported,
             # A listing for the model is a tool's result: prompts and resources cannot.
             answer_tool=self.companion is not None and ctx.method == "tools/call",
@@ -475,13 +473,14 @@ class ElicitkitMiddleware:
         run.model_keys.update(ticket.model_keys)
         outcomes = _RoundOutcomes(_OUTCOMES["tools/call"])
         token = current_run.set(run)
+        run.lease = RoundLease(self.once, replay.dialogue)
         try:
             return await self.once.run(
                 replay.dialogue,
                 functools.partial(self._run, inner, call_next, run, outcomes, answering=True),
                 outcomes,
                 known=replay.known,
-                safe_to_retry=lambda: run.in_safe_step,
+                lease=run.lease,
             )
         finally:
             current_run.reset(token)
@@ -512,7 +511,7 @@ class ElicitkitMiddleware:
         Questions handed to the model become its listing with a ticket instead.
         """
         if observers:  # the testing kit counts the rounds that run the body
-            observe("body", _target(ctx))
+            observe("body", _target(ctx), current_run.get().call_tag)
         try:
             return await call_next(ctx)
         except HandedToModel as handed:  # @fill_missing's listing, for a tool call only
@@ -616,6 +615,13 @@ def _resolve_refusal(server: MCPServer[Any], ctx: ServerRequestContext[Any, Any]
         "and over. Ask every question with ask() or ask_all() in the tool body, or only "
         "with Resolve(...)."
     )
+
+
+def _call_tag(params: Mapping[str, Any]) -> str | None:
+    """The testing kit's tag of this call, from the request's ``_meta``, or ``None``."""
+    meta: object = params.get("_meta")
+    tag = cast("dict[str, object]", meta).get(CALL_TAG) if isinstance(meta, dict) else None
+    return tag if isinstance(tag, str) else None
 
 
 def _target(ctx: ServerRequestContext[Any, Any]) -> str:

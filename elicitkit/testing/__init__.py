@@ -32,7 +32,7 @@ from elicitkit.testing._user import (
 
 if TYPE_CHECKING:
     from elicitkit.testing._connect import HANG_SECONDS, connect
-    from elicitkit.testing._steps import Runs, assert_steps_run_once, count_runs
+    from elicitkit.testing._steps import Runs, StepsRunOnce, assert_steps_run_once, count_runs
 
 __all__ = [
     "CLEARED",
@@ -45,6 +45,7 @@ __all__ = [
     "Runs",
     "ScriptError",
     "ScriptedUser",
+    "StepsRunOnce",
     "accept",
     "assert_steps_run_once",
     "cancel",
@@ -63,7 +64,8 @@ def __getattr__(name: str) -> Any:
         from elicitkit.testing import _connect  # noqa: PLC0415
 
         return getattr(_connect, name)
-    if name in {"Runs", "assert_steps_run_once", "count_runs"}:  # they import connect too
+    # They import connect too.
+    if name in {"Runs", "StepsRunOnce", "assert_steps_run_once", "count_runs"}:
         from elicitkit.testing import _steps  # noqa: PLC0415
 
         return getattr(_steps, name)

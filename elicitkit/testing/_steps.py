@@ -5,22 +5,26 @@ how many times the body ran (once per round on 2026-07-28) and how many times ea
 function ran. `assert_steps_run_once` drives the 2026-07-28 rounds by hand, sends them to
 the given servers in turn, then resends the final round and replays an older state, and
 fails unless every step's function ran exactly once. Both listen on
-``elicitkit._runtime.steps.observers``, which the server side tells about every real run.
+``elicitkit._runtime.steps.observers``, which the server side tells about every real run,
+and count only the runs of their own call: each sends a fresh tag in its requests' ``_meta``
+(``CALL_TAG``), so other calls running in the process meanwhile do not count.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 
 from elicitkit._runtime import steps
+from elicitkit._runtime.steps import CALL_TAG
 from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
 from elicitkit.testing._connect import HANG_SECONDS, ClientBehaviour, connect
 from elicitkit.testing._user import ScriptedUser
@@ -46,12 +50,34 @@ class Runs:
     steps: Mapping[str, int] = field(default_factory=dict[str, int])
 
 
-@contextmanager
-def _counting(tool: str) -> Generator[Counter[str]]:
-    """Count the real runs of ``tool``'s body (as ``""``) and of each step, by key."""
-    counts: Counter[str] = Counter()
+class StepsRunOnce(Protocol):
+    """What the ``steps_run_once`` pytest fixture is: `assert_steps_run_once`'s signature."""
 
-    def observer(event: str, name: str) -> None:
+    async def __call__(
+        self,
+        servers: Any,
+        tool: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        user: ScriptedUser,
+    ) -> Runs:
+        """Fail unless every step of ``tool`` runs exactly once (`assert_steps_run_once`)."""
+        ...
+
+
+@contextmanager
+def _counting(tool: str) -> Generator[tuple[Counter[str], types.RequestParamsMeta]]:
+    """Count the real runs of ``tool``'s body (as ``""``) and of each step, by key.
+
+    Yields the counts and the ``_meta`` to send with the call's requests: only the runs
+    of requests that carry it are counted.
+    """
+    counts: Counter[str] = Counter()
+    call = secrets.token_urlsafe(12)
+
+    def observer(event: str, name: str, tag: str | None) -> None:
+        if tag != call:
+            return
         if event == "body" and name == tool:
             counts[""] += 1
         elif event == "step":
@@ -59,7 +85,7 @@ def _counting(tool: str) -> Generator[Counter[str]]:
 
     steps.observers.append(observer)
     try:
-        yield counts
+        yield counts, cast("types.RequestParamsMeta", {CALL_TAG: call})
     finally:
         steps.observers.remove(observer)
 
@@ -94,9 +120,9 @@ async def count_runs(
     """
     found: list[Runs] = []
     for protocol in protocols:
-        with _counting(tool) as counts:
+        with _counting(tool) as (counts, meta):
             async with connect(server, protocol=protocol, user=user()) as client:
-                result = await client.call_tool(tool, dict(arguments or {}))
+                result = await client.call_tool(tool, dict(arguments or {}), meta=meta)
         found.append(_runs(protocol, result, counts))
     return found
 
@@ -137,7 +163,7 @@ async def assert_steps_run_once(
     )
     answering = ClientBehaviour(user, None, LATEST_PROTOCOL, HANG_SECONDS)
     sent: list[tuple[types.InputResponses, str | None]] = []
-    with _counting(tool) as counts:
+    with _counting(tool) as (counts, meta):
         async with AsyncExitStack() as stack:
             clients = [
                 await stack.enter_async_context(connect(server, user=ScriptedUser()))
@@ -147,7 +173,7 @@ async def assert_steps_run_once(
 
             async def send(answers: types.InputResponses | None, state: str | None) -> Any:
                 client = clients[next(turn) % len(clients)]
-                return await _round(client, tool, arguments, answers, state)
+                return await _round(client, tool, arguments, answers, state, meta=meta)
 
             result = await send(None, None)
             while isinstance(result, types.InputRequiredResult):
@@ -183,12 +209,15 @@ async def _round(
     arguments: Mapping[str, Any] | None,
     answers: types.InputResponses | None,
     state: str | None,
+    *,
+    meta: types.RequestParamsMeta,
 ) -> types.CallToolResult | types.InputRequiredResult:
     return await client.session.call_tool(
         tool,
         dict(arguments or {}),
         input_responses=answers,
         request_state=state,
+        meta=meta,
         allow_input_required=True,
     )
 

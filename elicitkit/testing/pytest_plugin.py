@@ -7,6 +7,10 @@ Fixtures:
 * ``elicit_connect``: `elicitkit.testing.connect` bound to ``elicit_protocol``; call it
   as ``elicit_connect(server, user=..., profile=...)`` and enter it with ``async with``.
 * ``elicit_profile``: each client profile in `elicitkit.testing.PROFILES` in turn.
+* ``steps_run_once``: `elicitkit.testing.assert_steps_run_once`; call it as
+  ``await steps_run_once(servers, tool, arguments, user=...)``. It fails the test unless
+  every durable step of the call runs exactly once across resent rounds, an older state
+  and the given servers; it counts its own call only, so other calls may run meanwhile.
 
 pytest loads this plugin in every session of every project that has elicitkit installed, so
 loading it imports neither the MCP SDK's client nor the testing kit's connection: the
@@ -26,6 +30,8 @@ from elicitkit.protocol import PROTOCOL_VERSIONS
 
 if TYPE_CHECKING:
     from mcp import Client
+
+    from elicitkit.testing._steps import StepsRunOnce
 
     Connect = Callable[..., AbstractAsyncContextManager[Client]]
 
@@ -55,4 +61,12 @@ def elicit_connect(elicit_protocol: str) -> Connect:
     return bound
 
 
-__all__ = ["elicit_connect", "elicit_profile", "elicit_protocol"]
+@pytest.fixture
+def steps_run_once() -> StepsRunOnce:
+    """Prove that every durable step of a call runs once (`assert_steps_run_once`)."""
+    from elicitkit.testing._steps import assert_steps_run_once  # noqa: PLC0415  (on use)
+
+    return assert_steps_run_once
+
+
+__all__ = ["elicit_connect", "elicit_profile", "elicit_protocol", "steps_run_once"]

@@ -15,8 +15,10 @@ an item named ``slow-...`` takes 30 s after its side effect (a worker to kill mi
 
 The ``trip`` tool (tests/test_scaleout_steps.py) asks, runs a durable step, asks, runs
 another: each step's effect is one ``INCR`` in the effects Redis, so the tests count how
-many times each step's function ran across both workers; a ``slow-...`` item's payment
-step sleeps 30 s after its effect (a worker to kill mid-step).
+many times each step's function ran across both workers; a ``slow-...`` item's first
+payment sleeps 30 s after its effect (a worker to kill mid-step; ``safe=true`` marks the
+payment ``retry_safe``); a ``declined-...`` item's payment raises `CardDeclinedError`
+after its effect, and the tool asks whether to try again later.
 """
 
 from __future__ import annotations
@@ -84,17 +86,22 @@ async def reserve(item: str, count: int) -> int:
     return int(await redis.incr(f"reserve:{item}"))
 
 
+class CardDeclinedError(ValueError):
+    """The payment provider refused the card (rebuilt as itself in any worker)."""
+
+
 async def pay(item: str, reservation: int) -> int:
     """Pay for a reservation: the receipt number (the step's side effect)."""
-    del reservation
     receipt = int(await redis.incr(f"pay:{item}"))
-    if item.startswith("slow-"):
+    if item.startswith("slow-") and receipt == 1:
         await anyio.sleep(30)  # the test kills this worker meanwhile, inside the step
+    if item.startswith("declined-"):
+        raise CardDeclinedError(f"card declined for reservation {reservation}")
     return receipt
 
 
 @server.tool()
-async def trip(item: str) -> str:
+async def trip(item: str, safe: bool = False) -> str:
     """Ask how many seats, reserve them, ask to confirm, then pay: each step once."""
     await redis.rpush(f"rounds:{item}", os.getpid())
     seats = (await ask(Quantity, f"How many seats for {item}?")).unwrap()
@@ -102,7 +109,11 @@ async def trip(item: str) -> str:
     confirmed = (await ask(Confirm, f"Pay for reservation {reservation}?")).unwrap()
     if not confirmed.ok:
         return f"{item}: not paid"
-    receipt = await step("pay", pay, item, reservation)
+    try:
+        receipt = await step("pay", pay, item, reservation, retry_safe=safe)
+    except CardDeclinedError as error:
+        later = (await ask(Confirm, f"{error}. Try again later?")).unwrap()
+        return f"{item}: {type(error).__name__}: {error}; later: {later.ok}"
     return f"{item}: reservation {reservation}, receipt {receipt}"
 
 
