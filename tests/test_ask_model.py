@@ -510,6 +510,15 @@ async def test_model_answers_are_logged_as_such(sdk: str, caplog: pytest.LogCapt
     assert [(r["mode"], r["key"], r["outcome"]) for r in records] == [
         ("model", "address#1", "accept")
     ]
+    caplog.clear()
+    async with no_forms(server, "2025-11-25") as client:
+        await client.call_tool("noted", {"item": "lamp"})
+    records = [
+        record.__dict__["elicitkit"] for record in caplog.records if "elicitkit" in record.__dict__
+    ]
+    assert [(r["mode"], r["key"], r["outcome"]) for r in records] == [
+        ("defaults", "note#1", "accept")
+    ]
 
 
 async def test_a_tool_without_output_schema_gets_a_normal_result(sdk: str) -> None:

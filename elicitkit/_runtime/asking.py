@@ -581,7 +581,16 @@ def _defaulted(
     except InvalidContent as error:
         raise channel.surface(error) from None
     question = WireQuestion(key, rendered.digest, rendered.params, None)
-    _Log(run, key, fresh=True, started=time.monotonic(), retries=0).outcome("accept", [])
+    log_question(
+        tool=run.target,
+        protocol=run.channel.protocol,
+        mode="defaults",  # nobody answered: the log says so
+        key=key,
+        outcome="accept",
+        seconds=0.0,
+        retries=0,
+        invalid_fields=(),
+    )
     return Asked(form, question, ElicitResultTyped("accept", value, "defaults"))
 
 
