@@ -106,6 +106,15 @@ def make_server(
         return f"asked: {answer.action}"
 
     @server.tool()
+    async def post(item: str) -> str:
+        world.runs += 1
+        address = (await ask(Address, "Where to?")).unwrap()
+        parcel = await ask(Parcel, "How big is it?")
+        world.shipped.append(item)
+        assert parcel.content is not None
+        return f"{item}: {parcel.content.weight}kg to {address.zip_code} ({parcel.answered_by})"
+
+    @server.tool()
     async def pick(item: str) -> str:
         colour = await choose("Which colour?", ["red", "blue"])
         return f"{item} in {colour}"
@@ -566,3 +575,27 @@ async def test_one_liners_follow_the_policy_or_their_own(sdk: str, era: str) -> 
         refused = await client.call_tool("wipe", {"item": "mug"})
     assert refused.is_error
     assert "cannot show forms" in text_of(refused)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_several_questions_come_one_ticket_at_a_time(sdk: str, era: str) -> None:
+    world = World()
+    server = make_server(sdk, world)
+    async with no_forms(server, era) as client:
+        first = structured(await client.call_tool("post", {"item": "vase"}))
+        assert [q["key"] for q in first["questions"]] == ["address#1"]
+        address = {"street": "Elm 1", "zip_code": "1234"}
+        second = structured(
+            await client.call_tool("answer_form", {"ticket": first["ticket"], "answers": address})
+        )
+        assert [q["key"] for q in second["questions"]] == ["parcel#1"]
+        assert world.shipped == []
+        done = await client.call_tool(
+            "answer_form", {"ticket": second["ticket"], "answers": {"size": "s", "weight": 2}}
+        )
+        # The first ticket again: the dialogue is complete, its result comes back.
+        again = await client.call_tool(
+            "answer_form", {"ticket": first["ticket"], "answers": address}
+        )
+    assert text_of(done) == text_of(again) == "vase: 2kg to 1234 (model)"
+    assert world.shipped == ["vase"]
