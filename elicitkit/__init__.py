@@ -26,20 +26,23 @@ from elicitkit._runtime.asking import Question, ask, ask_all
 from elicitkit._runtime.form_functions import form, parse_content, requested_schema
 from elicitkit._runtime.missing_arguments import fill_missing
 from elicitkit._runtime.oneliners import ask_text, choose, confirm
-from elicitkit._runtime.result import Action, ElicitResultTyped
+from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
 from elicitkit._runtime.steps import replaying, step
 from elicitkit._runtime.tasks import go_async
+from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.errors import ElicitError, FormDefinitionError, InvalidContent
 from elicitkit.integrations import install
 
 __all__ = [
     "Action",
+    "AnsweredBy",
     "ElicitError",
     "ElicitResultTyped",
     "Email",
     "FormDefinitionError",
     "FormField",
     "InvalidContent",
+    "OnUnsupported",
     "Overrides",
     "Question",
     "ReplayLimits",

@@ -25,6 +25,7 @@ __all__ = [
     "StepError",
     "StepFailed",
     "TasksUnsupported",
+    "TooManyCheckboxes",
     "TooManyOpenUrls",
     "TooManyRounds",
 ]
@@ -116,6 +117,16 @@ class ElicitationTimeout(ElicitError):
     ``notifications/cancelled`` for the ``elicitation/create`` request). On 2026-07-28,
     where the question travels in the call's result, an answer that arrives after the
     question's deadline (carried in the sealed ``requestState``) is refused with this error.
+    """
+
+
+class TooManyCheckboxes(ElicitError):
+    """A multi-select has too many choices to be asked as checkboxes on MCP 2025-06-18.
+
+    2025-06-18 has no multi-select, so elicitkit sends one boolean (a checkbox) per choice,
+    up to `elicitkit.protocol.MAX_CHECKBOXES` of them. Raised before anything is sent; an
+    `ElicitError`, so ``except ElicitError`` covers it like any other reason a question
+    could not be asked.
     """
 
 

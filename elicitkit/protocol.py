@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-__all__ = ["LATEST_PROTOCOL", "PROTOCOL_VERSIONS", "ProtocolVersion"]
+__all__ = ["LATEST_PROTOCOL", "MAX_CHECKBOXES", "PROTOCOL_VERSIONS", "ProtocolVersion"]
 
 ProtocolVersion = Literal["2025-06-18", "2025-11-25", "2026-07-28"]
 """A protocol version that has elicitation; the grammar of a form depends on it."""
@@ -17,6 +17,16 @@ LATEST_PROTOCOL: Final[ProtocolVersion] = PROTOCOL_VERSIONS[-1]
 
 FIRST_PROTOCOL: Final[ProtocolVersion] = PROTOCOL_VERSIONS[0]
 """2025-06-18: no ``mode`` key, defaults on booleans only, labels as ``enumNames``, no arrays."""
+
+
+MAX_CHECKBOXES: Final = 12
+"""The most choices a multi-select may have to be asked on 2025-06-18, as one checkbox each.
+
+2025-06-18 has no multi-select; a boolean per choice is the nearest its grammar allows.
+Past a dozen, a column of checkboxes stops being a question a person reads; a form with
+more raises `elicitkit.errors.TooManyCheckboxes` there (narrow the choices per call with
+``Overrides(choices=...)``, or ask clients on a newer version).
+"""
 
 
 def known_protocol(protocol: str) -> ProtocolVersion | None:

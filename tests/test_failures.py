@@ -22,7 +22,14 @@ from mcp.client.stdio import stdio_client
 
 from elicitkit import ElicitError, FormDefinitionError, ask, requested_schema
 from tests.sdks import ERAS, in_memory, new_server, tool_error
-from tests.test_stdio import REPO, TIMEOUT, raw_server, server_stderr
+from tests.test_stdio import (
+    REPO,
+    TIMEOUT,
+    check_params_on_wire,
+    elicitation,
+    raw_server,
+    server_stderr,
+)
 
 __all__ = ["server_stderr"]  # a fixture, used by name
 
@@ -134,20 +141,25 @@ async def test_a_cancelled_call_cancels_the_tool_and_is_not_an_elicit_error(sdk:
 # --- a form the negotiated version cannot express -------------------------------------------
 
 
-def test_a_multi_select_on_2025_06_18_tells_the_client_why(server_stderr: IO[str]) -> None:
+def test_a_multi_select_on_2025_06_18_is_asked_as_checkboxes(server_stderr: IO[str]) -> None:
     """MCPServer only: only raw JSON-RPC reaches 2025-06-18, here over the stdio script."""
     with raw_server(OUTCOMES, server_stderr, "2025-06-18") as server:
         call = server.request("tools/call", {"name": "pizza", "arguments": {}})
-        response = server.response(call)  # the response itself: nothing was asked
-    assert response["result"]["isError"] is True
-    assert response["result"]["content"] == [
-        {
-            "type": "text",
-            "text": "Error executing tool pizza: Cannot render field 'toppings' of Toppings for "
-            "protocol 2025-06-18: multi-selects exist only from 2025-11-25 on. Ask for it with "
-            "a newer protocol, or use a single choice.",
+        ask_id, params = elicitation(server.receive())
+        check_params_on_wire(params, "2025-06-18")
+        assert params["requestedSchema"] == {
+            "type": "object",
+            "properties": {
+                "toppings__1": {"type": "boolean", "title": "Toppings: cheese", "default": False},
+                "toppings__2": {"type": "boolean", "title": "Toppings: olives", "default": False},
+                "toppings__3": {"type": "boolean", "title": "Toppings: basil", "default": False},
+            },
         }
-    ]
+        # Some clients leave unticked boxes out: false either way.
+        answer = {"action": "accept", "content": {"toppings__1": True, "toppings__3": True}}
+        server.send({"id": ask_id, "jsonrpc": "2.0", "result": answer})
+        response = server.response(call)
+    assert response["result"]["content"] == [{"type": "text", "text": "cheese, basil"}]
 
 
 # --- every form definition error that escapes a tool carries its message ---------------------

@@ -6,6 +6,7 @@ tool features one of them offers: a ``ctx: Context`` parameter, ``Field(...)`` m
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import inspect
 import typing
@@ -20,7 +21,7 @@ from mcp import Client
 from mcp.server.mcpserver import Context as MCPContext
 from pydantic import Field
 
-from elicitkit import FormDefinitionError, FormField, fill_missing
+from elicitkit import FormDefinitionError, FormField, fill_missing, requested_schema
 from tests.sdks import ERAS, in_memory, new_server
 from tests.spec_check import assert_spec_valid
 
@@ -36,6 +37,13 @@ async def book(
 ) -> str:
     """Book a table."""
     return f"{restaurant} {day} {guests} {area} {note!r}"
+
+
+def book_missing(names: tuple[str, ...]) -> Any:
+    """The form @fill_missing builds for these missing arguments of ``book``."""
+    hints = typing.get_type_hints(book, include_extras=True)
+    fields = [(name, Annotated[hints[name], FormField(required=True)]) for name in names]
+    return dataclasses.make_dataclass("book_missing", fields)
 
 
 def make_server(sdk: str, *, decorate: bool = True) -> Any:
@@ -137,10 +145,42 @@ async def test_client_without_forms_gets_told_what_to_ask(
 ) -> None:
     result, _, _ = await _call(sdk, mode, {"restaurant": "Maaemo", "guests": 3}, None)
     assert not result.is_error
-    assert _text(result) == (
+    text = (
         "This client cannot show forms, so book did not run. Ask the user for 'day' and "
-        "'area', then call book again with them."
+        "'area', then call book again with them.\n"
+        "  - day (text, format date, required)\n"
+        '  - area (text, one of "inside", "terrace", required)'
     )
+    assert _text(result) == text
+    # The JSON schema of the missing arguments: the form elicitkit would have sent.
+    schema = requested_schema(book_missing(("day", "area")), protocol="2025-11-25")
+    assert result.structured_content == {
+        "result": text,
+        "missing_arguments": {
+            "tool": "book",
+            "fields": [
+                {
+                    "name": "day",
+                    "type": "string",
+                    "title": "Day",
+                    "format": "date",
+                    "required": True,
+                },
+                {
+                    "name": "area",
+                    "type": "string",
+                    "title": "Area",
+                    "choices": [
+                        {"value": "inside", "label": "inside"},
+                        {"value": "terrace", "label": "terrace"},
+                    ],
+                    "required": True,
+                },
+            ],
+            "schema": schema,
+        },
+    }
+    assert schema["required"] == ["day", "area"]
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
@@ -274,11 +314,16 @@ async def test_client_without_forms_gets_the_text_whatever_the_return_type(
     result, _, _ = await _call_context_tool(sdk, mode, "plan", {"trip": "Oslo"}, None)
     text = (
         "This client cannot show forms, so plan did not run. Ask the user for 'nights' and "
-        "'budget', then call plan again with them."
+        "'budget', then call plan again with them.\n"
+        "  - nights (whole number, at least 1, required). Nights away\n"
+        "  - budget (whole number, required). Budget in euros"
     )
     assert not result.is_error
     assert _text(result) == text
-    assert result.structured_content == {"result": text}
+    assert result.structured_content is not None
+    assert result.structured_content["result"] == text  # fits the widened output schema
+    missing = result.structured_content["missing_arguments"]
+    assert missing["schema"]["properties"]["nights"]["minimum"] == 1
 
 
 async def test_context_tools_keep_their_input_schema(sdk: str) -> None:
@@ -375,3 +420,40 @@ def test_declared_return_type_admits_the_text(tool: Any, widened: Any) -> None:
     assert signature.return_annotation == widened
     # The parameters are shown as the tool declares them, resolved.
     assert signature.parameters["day"].annotation == dt.date | None
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_values_the_model_gives_are_checked_by_the_same_form(
+    sdk: str, mode: str, version: str
+) -> None:
+    """Before the SDK's own argument validation: the form's per-field messages."""
+    server = make_server(sdk)
+    given = {"restaurant": "Maaemo", "day": "24/12", "area": "roof", "guests": 2}
+    async with Client(in_memory(server), mode=mode) as client:
+        result = await client.call_tool("book", given)
+        fine = await client.call_tool("book", {**given, "day": "2026-12-24", "area": "inside"})
+    assert result.is_error
+    assert _text(result) == (
+        "The arguments given to book do not fit, so book did not run. Ask the user for "
+        "corrected values, then call book again with them.\n"
+        "  - day: Expected a date like 2024-12-31, got '24/12'.\n"
+        "  - area: Must be one of 'inside', 'terrace'; got 'roof'.\n"
+        "The arguments, as the form asks them:\n"
+        "  - day (text, format date, required)\n"
+        "  - guests (whole number, required). You included\n"
+        '  - area (text, one of "inside", "terrace", required)'
+    )
+    assert result.structured_content is not None
+    assert result.structured_content["invalid_arguments"]["corrections"] == [
+        {"field": "day", "message": "Expected a date like 2024-12-31, got '24/12'."},
+        {"field": "area", "message": "Must be one of 'inside', 'terrace'; got 'roof'."},
+    ]
+    assert _text(fine) == "Maaemo 2026-12-24 2 inside ''"
+
+
+async def test_a_hostile_value_is_refused_in_linear_time(sdk: str) -> None:
+    server = make_server(sdk)
+    async with Client(in_memory(server), mode="legacy") as client:
+        result = await client.call_tool("book", {"restaurant": "M", "day": "9" * 1_000_000})
+    assert result.is_error
+    assert "day: Expected a date like 2024-12-31" in _text(result)

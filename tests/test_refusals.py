@@ -227,9 +227,3 @@ def test_unknown_protocol() -> None:
     )
     with pytest.raises(ValueError, match=r"^Unknown MCP protocol version '2024-11-05'"):
         parse_content(bool, {"value": True}, protocol="2024-11-05")
-
-
-def test_multi_select_answer_refused_on_2025_06_18() -> None:
-    form_type = one_field_form(list[Literal["a", "b"]])
-    with pytest.raises(FormDefinitionError, match=r"multi-selects exist only from 2025-11-25 on"):
-        parse_content(form_type, {"answer": ["a"]}, protocol="2025-06-18")

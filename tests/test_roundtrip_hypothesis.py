@@ -34,12 +34,11 @@ import pydantic
 import pydantic.dataclasses
 import pytest
 import typing_extensions
-from hypothesis import event, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 import elicitkit
 from elicitkit import (
-    FormDefinitionError,
     FormField,
     InvalidContent,
     parse_content,
@@ -795,12 +794,46 @@ def test_sampled_answer_decodes_to_the_expected_value(shape: str, data: st.DataO
 @pytest.mark.parametrize("shape", SHAPES, ids=SHAPES)
 @settings(SETTINGS, max_examples=10)
 @given(data=st.data())
-def test_multi_selects_are_refused_on_the_first_version(shape: str, data: st.DataObject) -> None:
+def test_multi_selects_round_trip_as_checkboxes_on_the_first_version(
+    shape: str, data: st.DataObject
+) -> None:
     form = data.draw(forms(shape, include=multi_plans()), label="form")
-    with pytest.raises(FormDefinitionError, match="multi-selects exist only from"):
-        requested_schema(form.tp, protocol="2025-06-18")
-    with pytest.raises(FormDefinitionError, match="multi-selects exist only from"):
-        parse_content(form.tp, {}, protocol="2025-06-18")
+    modern = requested_schema(form.tp, protocol="2025-11-25")
+    answer = data.draw(answers(modern), label="answer")
+    old = requested_schema(form.tp, protocol="2025-06-18")
+    boxed, folded = dict(answer), dict(answer)
+    for field in form.fields:
+        if field.plan.kind != "multi":
+            continue
+        items = modern["properties"][field.key]["items"]
+        options = items["enum"] if "enum" in items else [o["const"] for o in items["anyOf"]]
+        chosen = boxed.pop(field.key, [])  # left out: nothing ticked
+        for index, wire in enumerate(options):
+            key = f"{field.key}__{index + 1}"
+            assert old["properties"][key]["type"] == "boolean"
+            boxed[key] = wire in chosen
+        assert field.key not in old["properties"]
+        assert field.key not in old.get("required", [])
+        folded[field.key] = [wire for wire in options if wire in chosen]
+        prop = modern["properties"][field.key]
+        if not chosen and field.key not in modern.get("required", []) and "default" not in prop:
+            del folded[field.key]  # nothing ticked on an optional field: no answer
+    assume(
+        all(field.plan.accepts(folded[field.key]) for field in form.fields if field.key in folded)
+    )
+    try:
+        expected = _typed(form.attributes(parse_content(form.tp, folded, protocol="2025-11-25")))
+    except InvalidContent as error:  # e.g. fewer ticked than the minimum: the same refusal
+        refusal = error.errors
+    else:
+        refusal = None
+    if refusal is not None:
+        with pytest.raises(InvalidContent) as caught:
+            parse_content(form.tp, boxed, protocol="2025-06-18")
+        assert caught.value.errors == refusal
+        return
+    value = parse_content(form.tp, boxed, protocol="2025-06-18")
+    assert _typed(form.attributes(value)) == expected == _typed(_expected(form, folded))
 
 
 def test_float_exclusive_bound_is_inclusive_on_the_wire_and_strict_when_decoding() -> None:

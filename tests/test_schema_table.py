@@ -13,7 +13,7 @@ import pydantic
 import pytest
 from typing_extensions import Doc
 
-from elicitkit import Email, FormDefinitionError, FormField, Uri, requested_schema
+from elicitkit import Email, FormField, Uri, requested_schema
 from elicitkit.protocol import PROTOCOL_VERSIONS
 from tests.forms import one_field_form
 
@@ -35,7 +35,11 @@ class Size(enum.Enum):
 
 
 NEW = ("2025-11-25", "2026-07-28")
-REFUSED = "refused"
+
+
+class Boxes(dict[str, Any]):
+    """The checkboxes a multi-select becomes on 2025-06-18 (all the form's properties)."""
+
 
 T = "Answer"  # the humanised title of the field `answer`
 BOUND = "Must be more than 0.5 and less than 2."  # exclusive float bounds, said in words
@@ -259,14 +263,26 @@ ROWS: list[tuple[str, Any, Any, Any, dict[str, Any]]] = [
         "list of Enum",
         list[Color],
         None,
-        REFUSED,
+        Boxes(
+            answer__1={"type": "boolean", "title": f"{T}: red", "default": False},
+            answer__2={"type": "boolean", "title": f"{T}: green", "default": False},
+        ),
         {"type": "array", "title": T, "items": {"type": "string", "enum": ["red", "green"]}},
     ),
     (
         "set of Literal with counts",
         Annotated[set[Literal["x", "y", "z"]], at.MinLen(1), at.MaxLen(2)],
         None,
-        REFUSED,
+        Boxes(
+            answer__1={
+                "type": "boolean",
+                "title": f"{T}: x",
+                "description": "Tick at least 1 and at most 2.",
+                "default": False,
+            },
+            answer__2={"type": "boolean", "title": f"{T}: y", "default": False},
+            answer__3={"type": "boolean", "title": f"{T}: z", "default": False},
+        ),
         {
             "type": "array",
             "title": T,
@@ -279,14 +295,20 @@ ROWS: list[tuple[str, Any, Any, Any, dict[str, Any]]] = [
         "frozenset of Enum",
         frozenset[Color],
         None,
-        REFUSED,
+        Boxes(
+            answer__1={"type": "boolean", "title": f"{T}: red", "default": False},
+            answer__2={"type": "boolean", "title": f"{T}: green", "default": False},
+        ),
         {"type": "array", "title": T, "items": {"type": "string", "enum": ["red", "green"]}},
     ),
     (
         "tuple of labelled Enum with default",
         tuple[Size, ...],
         (Size.LARGE,),
-        REFUSED,
+        Boxes(
+            answer__1={"type": "boolean", "title": f"{T}: Small (S)", "default": False},
+            answer__2={"type": "boolean", "title": f"{T}: Large (L)", "default": True},
+        ),
         {
             "type": "array",
             "title": T,
@@ -364,13 +386,10 @@ def test_fragment(
     annotation: Any, default: Any, protocol: str, expected: Any, required: bool
 ) -> None:
     form = one_field_form(annotation) if default is None else one_field_form(annotation, default)
-    if expected == REFUSED:
-        with pytest.raises(FormDefinitionError) as caught:
-            requested_schema(form, protocol=protocol)
-        assert str(caught.value) == (
-            f"Cannot render field 'answer' of Form for protocol {protocol}: multi-selects exist "
-            "only from 2025-11-25 on. Ask for it with a newer protocol, or use a single choice."
-        )
+    if isinstance(expected, Boxes):  # 2025-06-18 has no arrays: one checkbox per choice
+        schema = requested_schema(form, protocol=protocol)
+        assert schema["properties"] == expected
+        assert "required" not in schema  # an unticked box is an answer
         return
     schema = requested_schema(form, protocol=protocol)
     assert schema["properties"] == {"answer": expected}

@@ -35,6 +35,7 @@ from elicitkit.integrations._sdk_private import (
     fastmcp_extensions,
     fastmcp_sdk_server,
     state_security,
+    tool_function,
     tool_uses_resolve,
 )
 from elicitkit.integrations.mcp import (
@@ -67,6 +68,21 @@ def test_mcpserver_tool_manager_tells_resolved_params() -> None:
         "reads it to refuse ask() beside Resolve(...) (_sdk_private.tool_uses_resolve), and "
         "now no longer refuses. Find the new place of a tool's resolved parameters."
     )
+
+
+def test_mcpserver_tool_manager_tells_a_tools_function() -> None:
+    server = MCPServer("bank")
+
+    async def balance() -> str:
+        return "0"
+
+    server.tool()(balance)
+    assert tool_function(server, "balance") is balance, (
+        "The SDK changed MCPServer._tool_manager.get_tool(name).fn: elicitkit reads it to find "
+        "the check of a @fill_missing tool's arguments (_sdk_private.tool_function), and now "
+        "leaves them to the SDK's own validation. Find the new place of a tool's function."
+    )
+    assert tool_function(server, "missing") is None
 
 
 def test_request_state_boundary_keeps_its_policy_in_security() -> None:

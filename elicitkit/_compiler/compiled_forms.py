@@ -26,8 +26,9 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from elicitkit._compiler.checkboxes import fold_checkboxes, has_multi
 from elicitkit._compiler.decode import PlanEntry, build_decoder, build_rebuilder, field_plan
-from elicitkit._compiler.form_spec import Decoder, FormSpec, FormStyle, Kind, Rebuilder
+from elicitkit._compiler.form_spec import Decoder, FormSpec, FormStyle, Rebuilder
 from elicitkit._compiler.introspect import STYLE_ATTRIBUTE, check_style, inspect_form
 from elicitkit._compiler.overrides import Overrides, OverridesCache
 from elicitkit._compiler.prepared_form import PreparedForm
@@ -202,18 +203,23 @@ def decode(tp: Any, content: object, protocol: str, *, overrides: Overrides | No
     compiled = compiled_form(tp)
     if protocol not in compiled.decodable:
         _check_decodable(compiled, check_protocol(protocol))
+    spec = compiled.spec
+    decoder = compiled.current_decoder
     if overrides is not None:
         overridden = compiled.overridden.apply(compiled.spec, overrides)
+        spec = overridden.spec
         if overridden.decodes_differently:
-            return overridden.decoder()(content)
-    return compiled.current_decoder()(content)
+            decoder = overridden.decoder
+    if protocol == FIRST_PROTOCOL and has_multi(spec):
+        content = fold_checkboxes(spec, content)  # asked as checkboxes there
+    return decoder()(content)
 
 
 def _check_decodable(compiled: CompiledForm, version: ProtocolVersion) -> None:
     spec = compiled.spec
-    if version == FIRST_PROTOCOL and any(f.kind is Kind.MULTI_CHOICE for f in spec.fields):
-        # A multi-select cannot have been asked on 2025-06-18: rendering refuses it, with the
-        # same error as here.
+    if version == FIRST_PROTOCOL and has_multi(spec):
+        # A multi-select with too many choices cannot have been asked on 2025-06-18:
+        # rendering refuses it, with the same error as here.
         render_schema(spec, version)
     compiled.decodable.add(version)
 

@@ -28,6 +28,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
+from elicitkit._compiler.checkboxes import render_checkboxes, replace_checkboxes
 from elicitkit._compiler.choices import choice_settings
 from elicitkit._compiler.decode import (
     Builder,
@@ -53,6 +54,7 @@ from elicitkit._compiler.render import render_field
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._lru import Lru
 from elicitkit.errors import FormDefinitionError
+from elicitkit.protocol import FIRST_PROTOCOL
 
 Options = Iterable[object] | Mapping[object, str]
 """A per-call option list: values, or a mapping of value to display label."""
@@ -145,6 +147,11 @@ class OverriddenForm:
         hidden = self.hidden
         properties = dict(base.schema["properties"])
         for changed in self.changed:
+            if base.protocol == FIRST_PROTOCOL and changed.kind is Kind.MULTI_CHOICE:
+                # On 2025-06-18 a multi-select is its checkboxes, rendered (or hidden) together.
+                boxes = {} if changed.key in hidden else render_checkboxes(self.spec, changed)
+                properties = replace_checkboxes(properties, changed.key, boxes)
+                continue
             if changed.key in hidden:
                 del properties[changed.key]
                 continue

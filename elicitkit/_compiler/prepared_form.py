@@ -16,8 +16,10 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar, cast
 
+from elicitkit._compiler.checkboxes import fold_checkboxes, has_multi
 from elicitkit._compiler.form_spec import Decoder, FormSpec, Rebuilder, Shape
 from elicitkit._compiler.names import humanise
 from elicitkit._compiler.wire_formats import sendable_text
@@ -85,10 +87,19 @@ class PreparedForm:
     def decode(self, content: object) -> Any:
         """Validate and convert a client's content (see `parse_content`).
 
+        On 2025-06-18 a multi-select's checkboxes are folded back into it first.
+
         Raises:
             InvalidContent: The content does not fit the form; every problem is listed.
         """
+        if self.checkboxes:
+            content = fold_checkboxes(self.spec, content)
         return self.current_decoder()(content)
+
+    @cached_property
+    def checkboxes(self) -> bool:
+        """Whether this form's multi-selects are sent as checkboxes (2025-06-18)."""
+        return self.protocol == FIRST_PROTOCOL and has_multi(self.spec)
 
     def rebuild(self, values: Sequence[Any]) -> Any:
         """Rebuild an answer this form accepted before, from its wire values in field order.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from elicitkit._compiler.checkboxes import render_checkboxes
 from elicitkit._compiler.form_spec import MISSING, FieldSpec, FormSpec, Kind, Shape
 from elicitkit._compiler.prefill import wire_default
 from elicitkit.errors import FormDefinitionError
@@ -27,15 +28,27 @@ def render_schema(
             (the deprecated form) even where ``oneOf`` is available. Always on for
             2025-06-18, which knows no other.
 
+    On 2025-06-18, which has no arrays, a multi-select is one checkbox per choice
+    (`elicitkit._compiler.checkboxes`); checkboxes are never required.
+
     Raises:
-        FormDefinitionError: The form has a multi-select and ``protocol`` is 2025-06-18.
+        TooManyCheckboxes: ``protocol`` is 2025-06-18 and a multi-select has more choices
+            than `MAX_CHECKBOXES`.
     """
     legacy = legacy_enum_names or protocol == FIRST_PROTOCOL
-    properties = {
-        field.key: _render_field(spec, field, protocol, legacy=legacy) for field in spec.fields
-    }
+    boxes = protocol == FIRST_PROTOCOL
+    properties: dict[str, Any] = {}
+    for field in spec.fields:
+        if boxes and field.kind is Kind.MULTI_CHOICE:
+            properties.update(render_checkboxes(spec, field))
+        else:
+            properties[field.key] = _render_field(spec, field, protocol, legacy=legacy)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
-    required = [field.key for field in spec.fields if field.required]
+    required = [
+        field.key
+        for field in spec.fields
+        if field.required and not (boxes and field.kind is Kind.MULTI_CHOICE)
+    ]
     if required:
         schema["required"] = required
     return schema
@@ -44,7 +57,10 @@ def render_schema(
 def render_field(
     spec: FormSpec, field: FieldSpec, protocol: ProtocolVersion, *, legacy_enum_names: bool = False
 ) -> dict[str, Any]:
-    """Return one field's wire schema, as `render_schema` renders it."""
+    """Return one field's wire schema, as `render_schema` renders it.
+
+    Not for a multi-select on 2025-06-18, which is several properties (`render_checkboxes`).
+    """
     legacy = legacy_enum_names or protocol == FIRST_PROTOCOL
     return _render_field(spec, field, protocol, legacy=legacy)
 
@@ -65,12 +81,6 @@ def _render_field(
     elif kind is Kind.CHOICE:
         out = {"type": "string"}
     else:
-        if protocol == FIRST_PROTOCOL:
-            raise FormDefinitionError(
-                f"Cannot render field '{field.attr}' of {spec.name} for protocol "
-                f"{protocol}: multi-selects exist only from 2025-11-25 on. Ask for it with "
-                "a newer protocol, or use a single choice."
-            )
         out = {"type": "array"}
     if field.show_title:
         out["title"] = field.title

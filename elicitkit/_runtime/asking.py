@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, NamedTuple, TypeVar, cast, overload
 
-from elicitkit._compiler.compiled_forms import compiled_form
+from elicitkit._compiler.compiled_forms import CompiledForm, compiled_form
 from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._compiler.prepared_form import PreparedForm, question_digest
 from elicitkit._lru import Lru
+from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
 from elicitkit._runtime.context import (
     READABLE_KEY,
@@ -23,6 +24,7 @@ from elicitkit._runtime.context import (
     no_call,
     running_step,
 )
+from elicitkit._runtime.model_listing import ANSWER_TOOL
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.retries import (
@@ -33,6 +35,7 @@ from elicitkit._runtime.retries import (
     kept_values,
 )
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
+from elicitkit._runtime.unsupported import OnUnsupported, check_policy, default_content
 from elicitkit.errors import (
     ClientDisconnected,
     ElicitationFailed,
@@ -43,8 +46,9 @@ from elicitkit.errors import (
     FormDefinitionError,
     InvalidContent,
     StepError,
+    TooManyCheckboxes,
 )
-from elicitkit.protocol import known_protocol
+from elicitkit.protocol import ProtocolVersion, known_protocol
 
 T = TypeVar("T")
 
@@ -52,6 +56,8 @@ T = TypeVar("T")
 SendAll = Callable[
     [list[tuple[dict[str, Any], float | None, str]]], Awaitable[list[Mapping[str, Any]]]
 ]
+# The grammar a question handed to the model, or answered with its defaults, is read in.
+MODEL_PROTOCOL: ProtocolVersion = "2025-11-25"
 
 _ACTIONS = ("accept", "decline", "cancel")
 
@@ -65,6 +71,7 @@ async def ask(
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
     overrides: Overrides | None = None,
+    on_unsupported: OnUnsupported | None = None,
 ) -> ElicitResultTyped[T]: ...
 @overload
 async def ask(
@@ -75,6 +82,7 @@ async def ask(
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
     overrides: Overrides | None = None,
+    on_unsupported: OnUnsupported | None = None,
 ) -> ElicitResultTyped[Any]: ...
 async def ask(
     tp: Any,
@@ -84,6 +92,7 @@ async def ask(
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
     overrides: Overrides | None = None,
+    on_unsupported: OnUnsupported | None = None,
 ) -> ElicitResultTyped[Any]:
     """Ask the user to fill in a form, and return the typed answer.
 
@@ -111,13 +120,20 @@ async def ask(
             or ``None`` for no limit.
         overrides: This call's options, defaults, titles and descriptions (`Overrides`),
             without a new type; checked before anything is sent, enforced on the answer.
+        on_unsupported: What to do if the client cannot show forms (default: the
+            server's ``install(on_unsupported=...)``, itself ``"raise"`` by default):
+            ``"raise"``, ``"ask_model"`` (the call ends with the questions and a ticket for
+            the model, which asks the user and answers through the ``answer_form`` tool;
+            the same form checks that answer, marked ``answered_by="model"``), or
+            ``"defaults"`` (the form's defaults, when every required field has one).
 
     Returns:
         The outcome: ``is_accepted()`` with ``.content`` of type ``tp``, or a decline or a
         cancel.
 
     Raises:
-        ElicitationUnsupported: The client cannot show forms; nothing was sent.
+        ElicitationUnsupported: The client cannot show forms (and the policy is
+            ``"raise"``, or it cannot apply); nothing was sent.
         InvalidContent: The user's answer still did not fit the form after ``retries``
             re-asks; ``.errors`` says why.
         ElicitationTimeout: The user did not answer within ``timeout`` seconds.
@@ -126,15 +142,21 @@ async def ask(
             (2025-06-18, 2025-11-25).
         FormDefinitionError: ``tp`` cannot be expressed as a form, or ``key`` is malformed
             or already used in this call; nothing was sent.
+        TooManyCheckboxes: The client speaks 2025-06-18, where a multi-select is one
+            checkbox per choice, and it has more than ``MAX_CHECKBOXES`` choices.
         TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
         StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
         ElicitError: ``ask()`` was called outside a handler, or beside the SDK's Resolve.
         StepError: ``ask()`` was called inside a durable step's function.
-        ValueError: ``retries`` or ``timeout`` is out of range.
+        ValueError: ``retries``, ``timeout`` or ``on_unsupported`` is out of range.
     """
     retries, timeout = check_retries(retries), check_timeout(timeout)
+    if on_unsupported is not None:
+        check_policy(on_unsupported, "ask()")
     run = _current_run()
-    asked = _prepare(run, tp, message, key, timeout, overrides=overrides)
+    asked = _prepare(run, tp, message, key, timeout, overrides=overrides, policy=on_unsupported)
+    if asked.answered is not None:
+        return asked.answered
     replay = run.replay
     if replay is not None:
         # 2026-07-28: most asks of a long dialogue were answered in an earlier round, and
@@ -142,7 +164,7 @@ async def ask(
         question = asked.question
         carried = replay.carried(question.key, question.digest)
         if carried is not None and carried.action == "accept":
-            return _rebuilt(asked.form, carried, run.channel)
+            return _marked(run, question.key, _rebuilt(asked.form, carried, run.channel))
     return await ask_until_valid(run, asked, retries)
 
 
@@ -152,10 +174,12 @@ class Asked(NamedTuple):
     Attributes:
         form: The form type prepared for this call's protocol version and overrides.
         question: Its key, digest, params and timeout.
+        answered: Its outcome already, without asking (``on_unsupported="defaults"``).
     """
 
     form: PreparedForm
     question: WireQuestion
+    answered: ElicitResultTyped[Any] | None = None
 
 
 async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitResultTyped[Any]:
@@ -189,7 +213,14 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
             log.outcome(_outcome_of(error), invalid_fields)
             raise
         log.outcome(result.action, invalid_fields)
-        return result
+        return _marked(run, question.key, result)
+
+
+def _marked(run: ToolRun, key: str, result: ElicitResultTyped[Any]) -> ElicitResultTyped[Any]:
+    """``result``, marked as typed by the model when its question went to the model."""
+    if key in run.model_keys:
+        return replace(result, answered_by="model")
+    return result
 
 
 @dataclass(frozen=True)
@@ -208,6 +239,7 @@ class _Log:
             log_question(
                 tool=self.run.target,
                 protocol=self.run.channel.protocol,
+                mode="model" if self.key in self.run.model_keys else "form",
                 key=self.key,
                 outcome=outcome,
                 seconds=_seconds(self.run.replay, self.started),
@@ -276,6 +308,8 @@ def _again(
     params = corrected_params(base.params, spec, rejected.error.errors, rejected.kept)
     key = f"{base.key}{RETRY_MARK}{attempt}"
     run.keys.add(key)
+    if base.key in run.model_keys:  # asked again of the model: its answer is the model's
+        run.model_keys.add(key)
     return WireQuestion(key, question_digest(params), params, base.timeout)
 
 
@@ -302,11 +336,20 @@ D = TypeVar("D")
 
 @overload
 async def ask_all(
-    a: type[A] | Question[A], b: type[B] | Question[B], /
+    a: type[A] | Question[A],
+    b: type[B] | Question[B],
+    /,
+    *,
+    on_unsupported: OnUnsupported | None = None,
 ) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B]]: ...
 @overload
 async def ask_all(
-    a: type[A] | Question[A], b: type[B] | Question[B], c: type[C] | Question[C], /
+    a: type[A] | Question[A],
+    b: type[B] | Question[B],
+    c: type[C] | Question[C],
+    /,
+    *,
+    on_unsupported: OnUnsupported | None = None,
 ) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C]]: ...
 @overload
 async def ask_all(
@@ -315,12 +358,18 @@ async def ask_all(
     c: type[C] | Question[C],
     d: type[D] | Question[D],
     /,
+    *,
+    on_unsupported: OnUnsupported | None = None,
 ) -> tuple[
     ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C], ElicitResultTyped[D]
 ]: ...
 @overload
-async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]: ...
-async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
+async def ask_all(
+    *questions: Any, on_unsupported: OnUnsupported | None = None
+) -> tuple[ElicitResultTyped[Any], ...]: ...
+async def ask_all(
+    *questions: Any, on_unsupported: OnUnsupported | None = None
+) -> tuple[ElicitResultTyped[Any], ...]:
     """Ask several independent questions at once, and return their answers in order.
 
     On 2026-07-28 every unanswered question goes out in one ``InputRequiredResult`` (one
@@ -329,6 +378,8 @@ async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
 
     Args:
         questions: Form types, or `Question` objects to give one its message or key.
+        on_unsupported: What to do if the client cannot show forms (as for `ask`); with
+            ``"ask_model"`` all the questions go to the model together, under one ticket.
 
     Returns:
         One outcome per question, in the order given, each typed like `ask`'s.
@@ -355,20 +406,31 @@ async def ask_all(*questions: Any) -> tuple[ElicitResultTyped[Any], ...]:
             asked.append((question.tp, question.message, question.key))
         else:
             asked.append((item, None, None))
-    return await _ask_round(asked)
+    if on_unsupported is not None:
+        check_policy(on_unsupported, "ask_all()")
+    return await _ask_round(asked, on_unsupported)
 
 
 async def _ask_round(
     questions: Sequence[tuple[Any, str | None, str | None]],
+    policy: OnUnsupported | None = None,
 ) -> tuple[ElicitResultTyped[Any], ...]:
     run = _current_run("ask_all()")
-    prepared = [_prepare(run, tp, message, key) for tp, message, key in questions]
+    prepared = [_prepare(run, tp, message, key, policy=policy) for tp, message, key in questions]
+    # Read after preparing: a question handed to the model starts a replay on a 2025 era.
     channel, replay = run.channel, run.replay
-    if replay is None and hasattr(channel, "send_all"):
+    if (
+        replay is None
+        and hasattr(channel, "send_all")
+        and all(a.answered is None for a in prepared)
+    ):
         return await _ask_at_once(prepared, channel)
     if replay is None:  # handshake eras: one request per question, in order
         results: list[ElicitResultTyped[Any]] = []
         for asked in prepared:
+            if asked.answered is not None:
+                results.append(asked.answered)
+                continue
             question = asked.question
             raw = await channel.send(question.params, question.timeout, key=question.key)
             results.append(_typed_result(asked.form, raw, channel))
@@ -377,11 +439,15 @@ async def _ask_round(
     unanswered: list[WireQuestion] = []
     for asked in prepared:
         question = asked.question
-        result = _replayed(replay, asked.form, question, channel)
+        result = (
+            asked.answered
+            if asked.answered is not None
+            else _replayed(replay, asked.form, question, channel)
+        )
         if result is None:
             unanswered.append(question)
         else:
-            answered.append(result)
+            answered.append(_marked(run, question.key, result))
     if unanswered:
         raise need_input(replay, tuple(unanswered), channel)
     return tuple(answered)
@@ -435,6 +501,7 @@ def _prepare(
     timeout: float | None = DEFAULT_TIMEOUT,
     *,
     overrides: Overrides | None = None,
+    policy: OnUnsupported | None = None,
 ) -> Asked:
     """Check the form and the client, and build the question with its key and digest."""
     channel = run.channel
@@ -442,27 +509,117 @@ def _prepare(
         compiled = compiled_form(tp)
     except FormDefinitionError as error:
         raise channel.surface(error) from None
+    if policy is None:
+        policy = cast("OnUnsupported", run.on_unsupported)
     version = known_protocol(channel.protocol)
-    why_not = (
-        f"it speaks MCP {channel.protocol}, which has no elicitation"
-        if version is None
-        else channel.why_no_forms()
-    )
-    if why_not is not None or version is None:  # (the second test only narrows the type)
-        raise channel.surface(
-            ElicitationUnsupported(
-                f"This client cannot show forms ({why_not}), so the tool could not ask the "
-                f"user for {compiled.spec.name}."
-            )
+    try:
+        why_not = (
+            f"it speaks MCP {channel.protocol}, which has no elicitation"
+            if version is None
+            else channel.why_no_forms()
         )
+    except ElicitationUnsupported:  # the server's own transport setting: no request mid-call
+        if policy == "raise":
+            raise
+        why_not = "the server cannot send it a request during this call"
+    if why_not is not None or version is None:  # (the second test only narrows the type)
+        unsupported = (
+            f"This client cannot show forms ({why_not}), so the tool could not ask the "
+            f"user for {compiled.spec.name}."
+        )
+        if policy == "defaults":
+            return _defaulted(run, compiled, message, key, overrides, unsupported=unsupported)
+        if policy == "ask_model" and run.answer_tool:
+            return _to_the_model(run, compiled, message, key, overrides)
+        if policy == "ask_model":
+            unsupported = (
+                f"This client cannot show forms ({why_not}), and this server has no "
+                f"{ANSWER_TOOL} tool for the model to relay the user's answers through, so "
+                f"the tool could not ask the user for {compiled.spec.name}. Install "
+                f"elicitkit with install(server, on_unsupported='ask_model'), which adds it."
+            )
+        raise channel.surface(ElicitationUnsupported(unsupported))
     try:
         # Equal per-call values share one prepared form, and so one rendered question.
         form = compiled.prepare(version, overrides=overrides)
-    except FormDefinitionError as error:
+    except (FormDefinitionError, TooManyCheckboxes) as error:  # nothing was sent
         raise channel.surface(error) from None
     rendered = form.question(message)
     key = _claim_key(run, form.spec, key)
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, timeout))
+
+
+def _to_the_model(
+    run: ToolRun,
+    compiled: CompiledForm,
+    message: str | None,
+    key: str | None,
+    overrides: Overrides | None,
+) -> Asked:
+    """The question as the model gets it: the 2025-11-25 form, answered through the replay.
+
+    Rendered for 2025-11-25 on every era (the grammar the listing describes), with no
+    timeout of its own: the ticket's expiry bounds the wait. On a 2025 era the call starts
+    a replay here, so the rest of the dialogue runs as on 2026-07-28, across the calls of
+    ``answer_form``.
+    """
+    channel = run.channel
+    try:
+        form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
+    except FormDefinitionError as error:
+        raise channel.surface(error) from None
+    rendered = form.question(message)
+    key = _claim_key(run, form.spec, key)
+    run.model_keys.add(key)
+    if run.replay is None:
+        run.replay = Replay(limits=run.limits or ReplayLimits())
+    return Asked(form, WireQuestion(key, rendered.digest, rendered.params, None))
+
+
+def _defaulted(
+    run: ToolRun,
+    compiled: CompiledForm,
+    message: str | None,
+    key: str | None,
+    overrides: Overrides | None,
+    *,
+    unsupported: str,
+) -> Asked:
+    """The question answered with the form's defaults (``on_unsupported="defaults"``)."""
+    channel = run.channel
+    try:
+        # 2025-11-25 writes every field's default (2025-06-18 only a boolean's).
+        form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
+    except FormDefinitionError as error:
+        raise channel.surface(error) from None
+    rendered = form.question(message)
+    content, missing = default_content(rendered.params["requestedSchema"])
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        raise channel.surface(
+            ElicitationUnsupported(
+                f"{unsupported[:-1]}, and on_unsupported='defaults' cannot answer for the "
+                f"user because {names} {'has' if len(missing) == 1 else 'have'} no default. "
+                "Give every required field a default, or choose another policy."
+            )
+        )
+    key = _claim_key(run, form.spec, key)
+    try:
+        value = form.decode(content)
+    except InvalidContent as error:
+        raise channel.surface(error) from None
+    question = WireQuestion(key, rendered.digest, rendered.params, None)
+    log_question(
+        tool=run.target,
+        protocol=run.channel.protocol,
+        mode="defaults",  # nobody answered: the log says so
+        key=key,
+        outcome="accept",
+        seconds=0.0,
+        retries=0,
+        invalid_fields=(),
+    )
+    return Asked(form, question, ElicitResultTyped("accept", value, "defaults"))
 
 
 def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import RoundLease
 from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
@@ -173,6 +174,14 @@ class ToolRun:
             default (`elicitkit.url.use_completions`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         step_keys: The step keys used so far in this run.
+        on_unsupported: The server's policy for a client that cannot show forms
+            (``install(on_unsupported=...)``); an ``ask()`` may choose its own.
+        answer_tool: The server registered the companion tool ``answer_form``, so a
+            question may go to the model (``"ask_model"``).
+        model_keys: The keys of the questions of this dialogue handed to the model (its
+            answers come through ``answer_form``): carried in the ticket between rounds.
+        limits: The caps of a dialogue, for a replay started mid-run on a 2025 era when a
+            question goes to the model.
         call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
             while the kit counts runs (`elicitkit._runtime.steps.observers`).
         lease: The lease a later round holds on its dialogue (2026-07-28), which a step
@@ -194,6 +203,10 @@ class ToolRun:
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=set[str])
+    on_unsupported: str = "raise"
+    answer_tool: bool = False
+    model_keys: set[str] = field(default_factory=set[str])
+    limits: ReplayLimits | None = None
     lease: RoundLease | None = None
     call_tag: str | None = None
     detacher: Detacher | None = None

@@ -12,10 +12,10 @@ import dataclasses
 import functools
 import inspect
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, TypeVar, cast, overload
 
-from elicitkit._compiler.compiled_forms import form_spec
+from elicitkit._compiler.compiled_forms import compiled_form, form_spec
 from elicitkit._compiler.field_sources import parameter_default
 from elicitkit._compiler.markers import FormField
 from elicitkit._compiler.names import humanise
@@ -25,12 +25,21 @@ from elicitkit._compiler.type_hints import (
     parameter_hints,
     value_type,
 )
-from elicitkit._runtime.asking import ask
+from elicitkit._runtime.asking import MODEL_PROTOCOL, ask
+from elicitkit._runtime.form_functions import requested_schema
+from elicitkit._runtime.model_listing import HandedToModel, invalid_arguments, missing_arguments
 from elicitkit._runtime.result import ElicitResultTyped
-from elicitkit.errors import ElicitationUnsupported, FormDefinitionError
+from elicitkit.errors import ElicitationUnsupported, FormDefinitionError, InvalidContent
 
 R = TypeVar("R")
 Tool = Callable[..., Awaitable[R]]
+
+ARGUMENTS_CHECK = "__elicitkit_check_arguments__"
+"""The attribute of a ``@fill_missing`` tool that checks the model's values with the form."""
+
+checks_arguments = False
+"""Some tool was decorated with ``@fill_missing`` in this process: until then, integrations
+never look a tool up to find its check (a call pays nothing for a feature not in use)."""
 
 
 @overload
@@ -49,9 +58,12 @@ def fill_missing(fn: Any = None, /, *, message: str | None = None) -> Any:
     annotation (``Annotated[..., FormField(...)]`` or ``Field(...)``).
 
     If the client cannot show forms, the tool does not run and returns text telling the
-    model which values to get from the user before calling again; if the user declines or
-    cancels, it returns text saying so. So that this text fits the tool's output schema, a
-    return type that does not admit ``str`` is declared as ``ReturnType | str``.
+    model which values to get from the user before calling again, each with its type,
+    format, choices and bounds as the form would have asked it, and the JSON schema of
+    the missing arguments in ``structuredContent`` (``missing_arguments``); if the user
+    declines or cancels, it returns text saying so. So that this text fits the tool's
+    output schema, a return type that does not admit ``str`` is declared as
+    ``ReturnType | str``.
 
     Raises:
         FormDefinitionError: A parameter that can be asked has no form field, or none can
@@ -116,12 +128,15 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
         if missing:
             form: Any = form_for(missing)
             try:
-                answer: ElicitResultTyped[Any] = await ask(form, ask_message)
-            except ElicitationUnsupported:
-                return (
-                    f"This client cannot show forms, so {tool.__name__} did not run. Ask the "
-                    f"user for {_listed(missing)}, then call {tool.__name__} again with them."
+                # Its own fallback (the model calls the tool again with the arguments), not
+                # the server's: the arguments were the model's to give in the first place.
+                answer: ElicitResultTyped[Any] = await ask(
+                    form, ask_message, on_unsupported="raise"
                 )
+            except ElicitationUnsupported:
+                schema = requested_schema(form, protocol=MODEL_PROTOCOL)
+                text, structured = missing_arguments(tool.__name__, missing, schema)
+                raise HandedToModel(text, structured) from None
             if not answer.is_accepted():
                 return (
                     f"The user did not give {_listed(missing)} ({answer.action}), so "
@@ -133,7 +148,42 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
         return await tool(*bound.args, **bound.kwargs)
 
     _declare_text_result(run, signature, hints)
+    setattr(run, ARGUMENTS_CHECK, _ArgumentsCheck(tool.__name__, tuple(askable), form_for))
+    global checks_arguments  # noqa: PLW0603  (once: then integrations look tools up)
+    checks_arguments = True
     return run
+
+
+@dataclasses.dataclass(frozen=True)
+class _ArgumentsCheck:
+    """Checks the askable arguments the model gave with the form, before the SDK does.
+
+    So a value that does not fit gets the form's per-field message, not the server SDK's
+    validation error. Linear in the arguments given.
+    """
+
+    tool: str
+    askable: tuple[str, ...]
+    form_for: Callable[[tuple[str, ...]], type]
+
+    def __call__(self, arguments: object) -> HandedToModel | None:
+        """Return the result that refuses ``arguments``, or ``None`` if they fit."""
+        if not isinstance(arguments, Mapping):
+            return None
+        raw = cast("Mapping[str, object]", arguments)
+        given = tuple(name for name in self.askable if raw.get(name) is not None)
+        if not given:
+            return None
+        form = self.form_for(given)
+        content = {name: raw[name] for name in given}
+        try:
+            compiled_form(form).prepare(MODEL_PROTOCOL).decode(content)
+        except InvalidContent as error:
+            schema = requested_schema(form, protocol=MODEL_PROTOCOL)
+            problems = [(problem.field, problem.message) for problem in error.errors]
+            text, structured = invalid_arguments(self.tool, problems, schema)
+            return HandedToModel(text, structured, error=True)
+        return None
 
 
 def _field_type(annotation: Any, metadata: tuple[Any, ...]) -> Any:

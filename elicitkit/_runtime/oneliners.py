@@ -19,6 +19,7 @@ from elicitkit._compiler.markers import MISSING_PREFILL, FormField
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._runtime.asking import ask
 from elicitkit._runtime.context import require_call
+from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.errors import FormDefinitionError
 
 # Subscripted with values known only at run time, which type checkers cannot follow.
@@ -65,7 +66,9 @@ class _Confirm:
     confirm: bool = False
 
 
-async def confirm(message: str, *, default: bool = False) -> bool:
+async def confirm(
+    message: str, *, default: bool = False, on_unsupported: OnUnsupported | None = None
+) -> bool:
     """Ask a yes/no question and return the answer.
 
     The form has one boolean field, prefilled with ``default`` (never an empty form, which
@@ -75,6 +78,10 @@ async def confirm(message: str, *, default: bool = False) -> bool:
     Args:
         message: The question, shown above the checkbox.
         default: The prefilled answer, and the answer when the user accepts without it.
+        on_unsupported: What to do if the client cannot show forms (as for `ask`). The
+            answer is a plain ``bool``, which cannot say the model typed it: for a yes/no
+            that guards a destructive action, pass ``"raise"``, or use ``ask(bool, ...)``
+            and check ``answered_by``.
 
     Returns:
         ``True`` only when the user accepted with yes (or accepted the default ``True``).
@@ -90,7 +97,7 @@ async def confirm(message: str, *, default: bool = False) -> bool:
         )
     overrides = Overrides(defaults={"confirm": default}) if default else None
     require_call("confirm()")
-    answer = await ask(_Confirm, message, overrides=overrides)
+    answer = await ask(_Confirm, message, overrides=overrides, on_unsupported=on_unsupported)
     return answer.is_accepted() and answer.unwrap().confirm
 
 
@@ -99,17 +106,35 @@ _ChooseTitle = str | None | Literal[_Default.TITLE]
 
 @overload
 async def choose(
-    message: str, options: type[E], *, title: _ChooseTitle = _Default.TITLE
+    message: str,
+    options: type[E],
+    *,
+    title: _ChooseTitle = _Default.TITLE,
+    on_unsupported: OnUnsupported | None = None,
 ) -> E | None: ...
 @overload
 async def choose(
-    message: str, options: Mapping[T, str], *, title: _ChooseTitle = _Default.TITLE
+    message: str,
+    options: Mapping[T, str],
+    *,
+    title: _ChooseTitle = _Default.TITLE,
+    on_unsupported: OnUnsupported | None = None,
 ) -> T | None: ...
 @overload
 async def choose(
-    message: str, options: Iterable[T], *, title: _ChooseTitle = _Default.TITLE
+    message: str,
+    options: Iterable[T],
+    *,
+    title: _ChooseTitle = _Default.TITLE,
+    on_unsupported: OnUnsupported | None = None,
 ) -> T | None: ...
-async def choose(message: str, options: Any, *, title: _ChooseTitle = _Default.TITLE) -> Any:
+async def choose(
+    message: str,
+    options: Any,
+    *,
+    title: _ChooseTitle = _Default.TITLE,
+    on_unsupported: OnUnsupported | None = None,
+) -> Any:
     """Ask the user to pick one option, and return it.
 
     Args:
@@ -119,6 +144,7 @@ async def choose(message: str, options: Any, *, title: _ChooseTitle = _Default.T
         title: The label above the options. By default the Enum's name ("Colour"), or
             "Answer" for a list or a mapping; ``None`` sends no title, so the message alone
             asks the question.
+        on_unsupported: What to do if the client cannot show forms (as for `ask`).
 
     Returns:
         The option picked (the Enum member, list item or mapping key), or ``None`` when the
@@ -148,7 +174,7 @@ async def choose(message: str, options: Any, *, title: _ChooseTitle = _Default.T
             settings = dataclasses.replace(settings, labels=dict(labels))
         form = _ANNOTATED[_LITERAL[tuple(values)], settings]  # Literal[*values]
     require_call("choose()")
-    answer = await ask(form, message)
+    answer = await ask(form, message, on_unsupported=on_unsupported)
     return answer.content if answer.is_accepted() else None
 
 
@@ -160,6 +186,7 @@ async def ask_text(
     default: str | None = None,
     min_length: int | None = None,
     max_length: int | None = None,
+    on_unsupported: OnUnsupported | None = None,
 ) -> str | None:
     """Ask for one line of text, and return it.
 
@@ -171,6 +198,7 @@ async def ask_text(
         default: Text shown prefilled; the user still sends the answer.
         min_length: The fewest characters accepted.
         max_length: The most characters accepted.
+        on_unsupported: What to do if the client cannot show forms (as for `ask`).
 
     Returns:
         The text, or ``None`` when the user declined or cancelled.
@@ -194,5 +222,5 @@ async def ask_text(
     args = (str, *metadata, settings)
     form = _ANNOTATED[args]  # Annotated[str, *metadata, settings]
     require_call("ask_text()")
-    answer = await ask(form, message)
+    answer = await ask(form, message, on_unsupported=on_unsupported)
     return answer.content if answer.is_accepted() else None

@@ -42,7 +42,9 @@ class QuestionRecord:
         tool: The tool, prompt or resource that asked.
         protocol: The protocol version of the call.
         mode: ``"form"``, or ``"url"`` for `ask_url` (whose key is ``"url"`` mid-call: the
-            elicitation id is never logged, as it completes the page).
+            elicitation id is never logged, as it completes the page); ``"model"`` for a
+            question the model answered through ``answer_form`` (``on_unsupported=
+            "ask_model"``), ``"defaults"`` for one answered with the form's defaults.
         key: The question's key (its wire key on 2026-07-28).
         outcome: ``accept``, ``decline``, ``cancel``, ``invalid``, ``timeout``,
             ``disconnected`` or ``failed``.

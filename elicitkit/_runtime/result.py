@@ -13,6 +13,10 @@ T = TypeVar("T")
 Action = Literal["accept", "decline", "cancel"]
 """What the user did: submitted the form, declined it, or dismissed it."""
 
+AnsweredBy = Literal["user", "model", "defaults"]
+"""Who filled the form in: the user in the client's form, the model relaying the user's
+words (``on_unsupported="ask_model"``), or nobody (``on_unsupported="defaults"``)."""
+
 
 @dataclass(frozen=True)
 class ElicitResultTyped(Generic[T]):
@@ -31,10 +35,20 @@ class ElicitResultTyped(Generic[T]):
         action: ``"accept"``, ``"decline"`` or ``"cancel"``.
         content: The validated, converted answer when the user accepted; otherwise
             ``None``.
+        answered_by: ``"user"`` for an answer given in the client's form; ``"model"`` when
+            the client could not show forms and the model typed the answer it collected
+            from the user (``on_unsupported="ask_model"``); ``"defaults"`` when the form's
+            defaults were taken (``on_unsupported="defaults"``). A tool may refuse anything
+            but ``"user"`` for a destructive action.
     """
 
     action: Action
     content: T | None = None
+    answered_by: AnsweredBy = "user"
+
+    def answered_by_model(self) -> bool:
+        """Tell whether the model typed this answer rather than the user in a form."""
+        return self.answered_by == "model"
 
     def is_accepted(self) -> bool:
         """Tell whether the user submitted the form."""

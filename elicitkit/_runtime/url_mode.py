@@ -42,6 +42,7 @@ import anyio
 
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
+from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.state import Carried, Replay, WireQuestion
 from elicitkit._runtime.asking import need_input
 from elicitkit._runtime.context import (
@@ -56,8 +57,9 @@ from elicitkit._runtime.context import (
     sent_to_url_in_step,
 )
 from elicitkit._runtime.question_log import log_question
-from elicitkit._runtime.result import Action, ElicitResultTyped
+from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
+from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.errors import (
     ElicitationUnsupported,
     ElicitError,
@@ -381,6 +383,7 @@ async def ask_url(
     timeout: float | None = DEFAULT_TIMEOUT,  # noqa: ASYNC109  (the user's, for the channel)
     completed: Callable[[str], Awaitable[bool]] | None = None,
     key: str | None = None,
+    on_unsupported: OnUnsupported | None = None,
 ) -> ElicitResultTyped[str]:
     """Ask the user to open ``url`` (URL-mode elicitation), for OAuth, payments or secrets.
 
@@ -410,6 +413,12 @@ async def ask_url(
         completed: 2026-07-28: tells whether the user finished on the page with this id.
             Default: the user's consent is taken as done.
         key: 2026-07-28: the question's key (default ``url#1``, ``url#2``, ...).
+        on_unsupported: For a client without URL mode (default: the server's
+            ``install(on_unsupported=...)``): ``"ask_model"`` hands the link to the model,
+            which shows it to the user and calls ``answer_form`` with the ticket when the
+            user says they are done; ``completed(id)`` is still asked, and until it says
+            so the link is handed over again (only the URL travels through the model; the
+            id stays in the sealed ticket). Any other policy raises.
 
     Returns:
         ``accept`` with ``.content`` the elicitation id, or a decline or a cancel.
@@ -421,7 +430,13 @@ async def ask_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
-    run = _url_run("ask_url()")
+    run, to_the_model = _url_run("ask_url()", on_unsupported)
+    if to_the_model:
+        if run.replay is None:  # a 2025 era: the dialogue goes on through answer_form
+            run.replay = Replay(limits=run.limits or ReplayLimits())
+        return await _asked_by_replay(
+            run, run.replay, message, url, completed=completed, key=key, timeout=None, model=True
+        )
     if run.replay is not None:
         return await _asked_by_replay(
             run, run.replay, message, url, completed=completed, key=key, timeout=timeout
@@ -490,7 +505,7 @@ async def require_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     check_url(url)
-    run = _url_run("require_url()")
+    run, _ = _url_run("require_url()", "raise")
     channel = run.channel
     if run.replay is not None:
         # Asked afresh every time: the user comes back here only if the page is not done.
@@ -535,7 +550,14 @@ async def _drop(router: CompletionRouter, eid: str) -> None:
         await router.drop(eid)
 
 
-def _url_run(function: str) -> ToolRun:
+def _url_run(function: str, policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
+    """The call, and whether ``function``'s URL question goes to the model (``"ask_model"``).
+
+    Raises:
+        StepError: It was called inside a durable step's function.
+        ElicitationUnsupported: The client has no URL mode, and the policy does not hand
+            the link to the model.
+    """
     try:
         run = current_run.get()
     except LookupError:
@@ -544,7 +566,11 @@ def _url_run(function: str) -> ToolRun:
     step = running_step.get()
     if step is not None:  # on every era, before anything is sent: as ask() (asking.py)
         raise channel.surface(StepError(sent_to_url_in_step(step, function)))
+    if policy is None:
+        policy = cast("OnUnsupported", run.on_unsupported)
     if channel.protocol not in ("2025-11-25", "2026-07-28"):
+        if policy == "ask_model" and run.answer_tool:
+            return run, True
         raise channel.surface(
             ElicitationUnsupported(
                 f"URL mode is not available on this call: it speaks MCP {channel.protocol}, "
@@ -554,6 +580,8 @@ def _url_run(function: str) -> ToolRun:
         )
     why_not = channel.why_no_url()
     if why_not is not None:
+        if policy == "ask_model" and run.answer_tool:
+            return run, True
         raise channel.surface(
             ElicitationUnsupported(
                 f"This client cannot open a URL for the user ({why_not}), so the tool could "
@@ -561,7 +589,7 @@ def _url_run(function: str) -> ToolRun:
                 "instead."
             )
         )
-    return run
+    return run, False
 
 
 async def _asked_by_replay(
@@ -573,11 +601,18 @@ async def _asked_by_replay(
     completed: Callable[[str], Awaitable[bool]] | None,
     key: str | None,
     timeout: float | None,  # noqa: ASYNC109  (the question's deadline, not this call's)
+    model: bool = False,
 ) -> ElicitResultTyped[str]:
-    """2026-07-28: the URL question in the replay, its correlation id in the state."""
+    """2026-07-28: the URL question in the replay, its correlation id in the state.
+
+    With ``model``, the link goes to the model instead (``on_unsupported="ask_model"``, on
+    any era): its "done" comes through ``answer_form``, and ``completed`` still decides.
+    """
     channel = run.channel
     question, cid = _url_question(run, replay, message, url, key=key, timeout=timeout)
     key = question.key
+    if model:
+        run.model_keys.add(key)
     carried = replay.carried(question.key, question.digest)
     if carried is None:
         raw = replay.response(question.key, question.digest)
@@ -590,10 +625,11 @@ async def _asked_by_replay(
         replay.keep(question.key, carried)
         asked_at = replay.asked_at
         _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
+    by: AnsweredBy = "model" if key in run.model_keys else "user"
     if carried.action == "accept":
-        return ElicitResultTyped("accept", cid)
+        return ElicitResultTyped("accept", cid, by)
     action: Action = "decline" if carried.action == "decline" else "cancel"
-    return ElicitResultTyped(action, None)
+    return ElicitResultTyped(action, None, by)
 
 
 def _url_question(

@@ -17,7 +17,7 @@ from elicitkit._client.untouched import filled_when_untouched
 from elicitkit._compiler.compiled_forms import form_spec
 from elicitkit._compiler.form_spec import MISSING, FormSpec, Kind
 from elicitkit.cli.form_loader import FoundForm
-from elicitkit.errors import FormDefinitionError
+from elicitkit.errors import FormDefinitionError, TooManyCheckboxes
 from elicitkit.protocol import PROTOCOL_VERSIONS
 
 
@@ -42,7 +42,7 @@ def check_form(found: FoundForm) -> Report:
     for version in PROTOCOL_VERSIONS:
         try:
             schema = requested_schema(found.tp, protocol=version)
-        except FormDefinitionError as error:
+        except (FormDefinitionError, TooManyCheckboxes) as error:
             report.warnings.append(f"Not on {version}: {error}")
             continue
         key = unknown_key(schema, version)

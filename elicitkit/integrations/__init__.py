@@ -9,6 +9,7 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.context import CompletionRouter, surface_without_a_call
+from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.integrations._uninstalled import readable_anywhere
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ def install(
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
     tasks: TaskStore | None = None,
+    on_unsupported: OnUnsupported = "raise",
 ) -> ServerT:
     """Make ``ask()`` work in every tool of ``server``.
 
@@ -51,6 +53,14 @@ def install(
         tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: a
             ``MemoryTaskStore`` in this process; share one such as a ``RedisTaskStore``
             between processes).
+        on_unsupported: What ``ask()`` does in this server's tools when the client cannot
+            show forms (each ``ask()`` may choose its own): ``"raise"`` (the default:
+            ``ElicitationUnsupported``), ``"ask_model"`` (the tool returns the questions
+            and a sealed ticket to the model, which asks the user and calls the companion
+            tool ``answer_form`` that this registers; the same form checks the answers,
+            and the result says ``answered_by="model"``), or ``"defaults"`` (the form's
+            defaults, when every required field has one). See "When the client cannot
+            ask" in the docs.
 
     With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
     in every worker), ``requestState`` is sealed with it instead of the server's own
@@ -67,12 +77,26 @@ def install(
     if _is_mcp_server(target):
         from elicitkit.integrations import mcp  # noqa: PLC0415
 
-        mcp.install(target, store=store, limits=limits, completions=completions, tasks=tasks)
+        mcp.install(
+            target,
+            store=store,
+            limits=limits,
+            completions=completions,
+            tasks=tasks,
+            on_unsupported=on_unsupported,
+        )
         return server
     if _is_fastmcp_server(target):
         from elicitkit.integrations import fastmcp  # noqa: PLC0415
 
-        fastmcp.install(target, store=store, limits=limits, completions=completions, tasks=tasks)
+        fastmcp.install(
+            target,
+            store=store,
+            limits=limits,
+            completions=completions,
+            tasks=tasks,
+            on_unsupported=on_unsupported,
+        )
         return server
     raise TypeError(_unsupported_server(server))
 

@@ -8,6 +8,8 @@ fails loudly, naming the attribute, when an SDK release changes it. docs/how-it-
 
 * `tool_uses_resolve`: official SDK, ``MCPServer._tool_manager.get_tool(name)
   .resolved_params``; read by the first ``ask()`` of a ``tools/call`` only.
+* `tool_function`: official SDK, ``MCPServer._tool_manager.get_tool(name).fn``; read per
+  ``tools/call`` only in a process where a tool uses ``@fill_missing``.
 * `state_security`: official SDK, ``RequestStateBoundary._security``; read once by
   ``install()``, for the state's lifetime and, with ``MCP_REQUEST_STATE_KEY``, its policy.
 * `fastmcp_sdk_server`: fastmcp, ``FastMCP._mcp_server``; read once by ``install()``
@@ -42,6 +44,21 @@ def tool_uses_resolve(server: object, name: str) -> bool:
     except (AttributeError, TypeError, LookupError):
         return False
     return bool(getattr(tool, "resolved_params", None))
+
+
+def tool_function(server: object, name: str) -> object:
+    """The function the official SDK's tool ``name`` of ``server`` runs, or ``None``.
+
+    Read only in a process where some tool uses ``@fill_missing``, whose function carries
+    the check of its arguments; ``None`` when it cannot be read (the SDK's own argument
+    validation then answers, as before that check existed).
+    """
+    try:
+        manager: Any = getattr(server, "_tool_manager", None)
+        tool: Any = None if manager is None else manager.get_tool(name)
+    except (AttributeError, TypeError, LookupError):
+        return None
+    return getattr(tool, "fn", None)
 
 
 def state_security(boundary: RequestStateBoundary) -> RequestStateSecurity | None:

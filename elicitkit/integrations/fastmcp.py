@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import fastmcp
@@ -38,6 +39,9 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TASKS_EXTENSION, TaskStore
 from elicitkit._runtime.context import CompletionRouter, current_run, reached_through_uninstalled
+from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
+from elicitkit._runtime.unsupported import OnUnsupported, check_policy
+from elicitkit.integrations._answer_form import answer_form
 from elicitkit.integrations._sdk_private import fastmcp_extensions, fastmcp_sdk_server
 from elicitkit.integrations.mcp import Host, UrlRequired, install_in_chain
 
@@ -67,6 +71,7 @@ def install(
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
     tasks: TaskStore | None = None,
+    on_unsupported: OnUnsupported = "raise",
 ) -> None:
     """Add elicitkit's middleware to a fastmcp ``server`` (once).
 
@@ -92,15 +97,31 @@ def install(
             "adds its middleware. Use the fastmcp version elicitkit's fastmcp extra pins: "
             "pip install 'elicitkit[fastmcp]'."
         )
-    install_in_chain(
+    policy = check_policy(on_unsupported, "install()")
+
+    async def output_schema(name: str) -> Mapping[str, Any] | None:
+        tool = await server.get_tool(name)
+        return None if tool is None else tool.output_schema
+
+    async def tool_function(name: str) -> object:
+        tool = await server.get_tool(name)
+        return getattr(tool, "fn", None)
+
+    added = install_in_chain(
         sdk_server.middleware,
-        _HOST,
+        replace(_HOST, output_schema=output_schema, tool_function=tool_function),
         store=store,
         limits=limits,
         completions=completions,
         audience=server.name,
         tasks=tasks,
+        on_unsupported=policy,
     )
+    if added and policy == "ask_model":
+        # No output schema: it returns the result of the tool it answers for.
+        server.tool(name=ANSWER_TOOL, description=ANSWER_TOOL_DESCRIPTION, output_schema=None)(
+            answer_form
+        )
     if not any(isinstance(middleware, _Passage) for middleware in server.middleware):
         server.add_middleware(_Passage(server))
 

@@ -27,7 +27,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import new_class
 from typing import Any, Literal, NoReturn, cast
 
@@ -36,7 +36,11 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.request_state import RequestStateBoundary, authenticated_principal
+from mcp.server.request_state import (
+    RequestStateBoundary,
+    RequestStateSecurity,
+    authenticated_principal,
+)
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.methods import is_input_required
@@ -50,10 +54,15 @@ from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.tasks import TASKS_EXTENSION, MemoryTaskStore, TaskStore
+from elicitkit._replay.ticket import TicketRefused
+from elicitkit._runtime import missing_arguments as fill
 from elicitkit._runtime.context import AskingSession, CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.missing_arguments import ARGUMENTS_CHECK
+from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, HandedToModel
 from elicitkit._runtime.steps import CALL_TAG, observe, observers
 from elicitkit._runtime.tasks import Detachable, TaskEngine
 from elicitkit._runtime.timeouts import timed_out
+from elicitkit._runtime.unsupported import OnUnsupported, check_policy
 from elicitkit._runtime.url_mode import installed_with
 from elicitkit.errors import (
     ClientDisconnected,
@@ -65,6 +74,12 @@ from elicitkit.errors import (
     InvalidContent,
     TasksUnsupported,
 )
+from elicitkit.integrations._answer_form import (
+    Companion,
+    answer_form,
+    corrections_of,
+    without_answer_tool,
+)
 from elicitkit.integrations._environment import (
     completions_from_environment,
     seal_with_environment_key,
@@ -72,7 +87,13 @@ from elicitkit.integrations._environment import (
     store_from_environment,
 )
 from elicitkit.integrations._quiet_log import withhold_answer_values
-from elicitkit.integrations._sdk_private import connection_of, state_ttl, tool_uses_resolve
+from elicitkit.integrations._sdk_private import (
+    connection_of,
+    state_security,
+    state_ttl,
+    tool_function,
+    tool_uses_resolve,
+)
 from elicitkit.integrations._task_requests import declares_tasks, serve_task_request
 
 logger = logging.getLogger(__name__)
@@ -85,6 +106,7 @@ def install(
     limits: ReplayLimits | None = None,
     completions: CompletionRouter | None = None,
     tasks: TaskStore | None = None,
+    on_unsupported: OnUnsupported = "raise",
 ) -> None:
     """Add elicitkit's middleware to ``server`` (once).
 
@@ -97,6 +119,8 @@ def install(
             `elicitkit.install`).
         tasks: Where the tasks of ``go_async()`` are kept (default: see
             `elicitkit.install`).
+        on_unsupported: What ``ask()`` does when the client cannot show forms (see
+            `elicitkit.install`); ``"ask_model"`` registers the ``answer_form`` tool.
 
     Raises:
         TypeError: The server has no ``RequestStateBoundary`` (someone removed it), so the
@@ -107,8 +131,11 @@ def install(
         tool_error=ToolError,
         crash_text=lambda tool: f"Error executing tool {tool}",
         refusal=functools.partial(_resolve_refusal, server),
+        output_schema=functools.partial(_mcp_output_schema, server),
+        tool_function=functools.partial(_mcp_tool_function, server),
     )
-    install_in_chain(
+    policy = check_policy(on_unsupported, "install()")
+    added = install_in_chain(
         server.middleware,
         host,
         store=store,
@@ -116,7 +143,27 @@ def install(
         completions=completions,
         audience=server.name,
         tasks=tasks,
+        on_unsupported=policy,
     )
+    if added and policy == "ask_model":
+        server.add_tool(
+            answer_form,
+            name=ANSWER_TOOL,
+            description=ANSWER_TOOL_DESCRIPTION,
+            # It returns the result of the tool it answers for, whatever that tool's shape.
+            structured_output=False,
+        )
+
+
+async def _mcp_tool_function(server: MCPServer[Any], name: str) -> object:
+    return tool_function(server, name)
+
+
+async def _mcp_output_schema(server: MCPServer[Any], name: str) -> Mapping[str, Any] | None:
+    for tool in await server.list_tools():
+        if tool.name == name:
+            return tool.output_schema
+    return None
 
 
 @dataclass(frozen=True)
@@ -137,6 +184,10 @@ class Host:
             tool (traceback in the log) rather than as that JSON-RPC error, so elicitkit's
             -32042 error is raised as its ``tool_error`` and the host's integration sends it
             on as -32042.
+        output_schema: The output schema the server lists for a tool, or ``None``; read
+            only when a question goes to the model.
+        tool_function: The function a tool runs (``None``: unknown); read only in a
+            process where a tool uses ``@fill_missing``, for the check of its arguments.
     """
 
     name: str
@@ -145,6 +196,8 @@ class Host:
     refusal: Callable[[ServerRequestContext[Any, Any]], str | None]
     tool_error_fields: Mapping[str, object] = field(default_factory=dict[str, object])
     masks_mcp_errors: bool = False
+    output_schema: Callable[[str], Awaitable[Mapping[str, Any] | None]] | None = None
+    tool_function: Callable[[str], Awaitable[object]] | None = None
 
 
 def install_in_chain(
@@ -156,7 +209,8 @@ def install_in_chain(
     completions: CompletionRouter | None = None,
     audience: str | None = None,
     tasks: TaskStore | None = None,
-) -> None:
+    on_unsupported: OnUnsupported = "raise",
+) -> bool:
     """Append elicitkit's middleware to a server's SDK middleware ``chain`` (once).
 
     Args:
@@ -167,10 +221,14 @@ def install_in_chain(
         completions: See `install`.
         audience: The server's name: the audience the SDK's boundary seals for by default.
         tasks: See `install`.
+        on_unsupported: See `install`.
+
+    Returns:
+        Whether the middleware was added (``False``: it was already installed).
 
     Raises:
         TypeError: The chain has no ``RequestStateBoundary``, or elicitkit is already in it
-            with another store, limits or completion router.
+            with another store, limits, completion router or policy.
     """
     installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
     if installed is not None:
@@ -191,7 +249,14 @@ def install_in_chain(
                 "opened are routed through the first. Call install(server, completions=...) "
                 "once, before serving."
             )
-        return
+        if on_unsupported not in ("raise", installed.on_unsupported):
+            raise TypeError(
+                f"Cannot install elicitkit on this {host.name} again with "
+                f"on_unsupported={on_unsupported!r}: it is already installed with "
+                f"{installed.on_unsupported!r}. Call install(server, on_unsupported=...) once, "
+                "before serving."
+            )
+        return False
     boundary = next(
         (middleware for middleware in chain if isinstance(middleware, RequestStateBoundary)),
         None,
@@ -218,6 +283,9 @@ def install_in_chain(
     split = split_memory(store)
     if split is not None:
         logger.warning("%s", split)
+    companion = None
+    if on_unsupported == "ask_model":
+        companion = _companion(boundary, host, audience=audience, ttl=keep - 60.0)
     # Appended, so it runs inside the boundary: it sees requestState already verified.
     chain.append(
         ElicitkitMiddleware(
@@ -227,7 +295,35 @@ def install_in_chain(
             keep=keep,
             completions=completions,
             tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks),
+            on_unsupported=on_unsupported,
+            companion=companion,
         )
+    )
+    return True
+
+
+def _companion(
+    boundary: RequestStateBoundary, host: Host, *, audience: str | None, ttl: float
+) -> Companion:
+    """``answer_form``'s tickets, sealed as the server seals its ``requestState``.
+
+    The server's own codec (its key, or ``MCP_REQUEST_STATE_KEY`` shared by every worker)
+    when the policy can be read; else a key of this process, which serves one process.
+    A ticket lives as long as a state, so the outcome store outlives it (``keep``).
+    """
+    security = state_security(boundary)
+    codec = security.codec if security is not None else RequestStateSecurity.ephemeral().codec
+    audience = security.audience if security is not None and security.audience else audience
+
+    async def no_schema(_name: str) -> Mapping[str, Any] | None:
+        return None
+
+    return Companion(
+        codec,
+        ttl=ttl,
+        audience=audience,
+        security=security,
+        output_schema=host.output_schema or no_schema,
     )
 
 
@@ -258,17 +354,23 @@ class ElicitkitMiddleware:
         wait: float = 30.0,
         completions: CompletionRouter | None = None,
         tasks: TaskEngine | None = None,
+        on_unsupported: OnUnsupported = "raise",
+        companion: Companion | None = None,
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
         ``completions`` is the server's URL-mode router; ``None``: the process default.
         ``tasks`` keeps the tasks of ``go_async()`` (default: in this process's memory).
+        ``on_unsupported`` is the server's policy for clients that cannot show forms, and
+        ``companion`` its ``answer_form`` (with ``"ask_model"``).
         """
         self.host = host
         self.limits = limits
         self.once = AtMostOnce(store, keep=keep, wait=wait)
         self.router = completions
         self.tasks = TaskEngine.of(MemoryTaskStore()) if tasks is None else tasks
+        self.on_unsupported = on_unsupported
+        self.companion = companion
 
     @property
     def store(self) -> OutcomeStore:
@@ -283,15 +385,25 @@ class ElicitkitMiddleware:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        """Run one request; serve the Tasks extension; pass through every other method."""
+        """Run one request; serve the Tasks extension; pass through what cannot ask."""
         if ctx.method in _TASK_METHODS:
             return await serve_task_request(ctx, self.tasks)
         if ctx.method == "server/discover":
             return _with_tasks_extension(await call_next(ctx))
+        companion = self.companion
+        if companion is not None and ctx.method == "tools/list":
+            return await self._list_tools(ctx, call_next)
         if ctx.method not in _ASKING_METHODS or ctx.request_id is None:
             return await call_next(ctx)
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         params = ctx.params or {}
+        answering = ctx.method == "tools/call" and params.get("name") == ANSWER_TOOL
+        if companion is not None and answering:
+            return await self._answer(ctx, call_next, companion, modern=modern)
+        if ctx.method == "tools/call" and fill.checks_arguments:
+            refused = await self._check_arguments(params)
+            if refused is not None:
+                return refused
         replay = (
             Replay.from_request(
                 params.get("inputResponses"), params.get("requestState"), self.limits
@@ -299,17 +411,7 @@ class ElicitkitMiddleware:
             if modern
             else None
         )
-        host = self.host
-        run = ToolRun(
-            _Channel(ctx, modern=modern, host=host),
-            replay,
-            # Worked out by the first ask() only: a call that never asks never reads it.
-            refuses=functools.partial(host.refusal, ctx),
-            target=_target(ctx),
-            completions=self.router,
-            steps=self.once if modern else None,
-            call_tag=_call_tag(params) if observers else None,
-        )
+        run = self._new_run(ctx, replay, modern=modern)
         if modern and ctx.method == "tools/call" and replay is not None and declares_tasks(ctx):
             run.detacher = Detachable(
                 self.tasks,
@@ -321,26 +423,127 @@ class ElicitkitMiddleware:
             )
         else:
             run.no_tasks = _no_tasks(ctx, modern=modern)
+        outcomes = _RoundOutcomes(_OUTCOMES[ctx.method])
         token = current_run.set(run)
         try:
+            round_ = functools.partial(self._run, ctx, call_next, run, outcomes)
             if replay is None:
-                return await self._run(ctx, call_next, replay)
-            round_ = functools.partial(self._run, ctx, call_next, replay)
+                if companion is None:
+                    return await round_()
+                # A question handed to the model starts a dialogue on a 2025 era too: it is
+                # opened in the store before its ticket leaves the server.
+                return await self.once.begin(
+                    round_, lambda: None if run.replay is None else run.replay.dialogue, outcomes
+                )
             if replay.dialogue is None:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
-                return await self.once.begin(round_, lambda: replay.dialogue, _OUTCOMES[ctx.method])
+                return await self.once.begin(round_, lambda: replay.dialogue, outcomes)
             run.lease = RoundLease(self.once, replay.dialogue)
             return await self.once.run(
-                replay.dialogue, round_, _OUTCOMES[ctx.method], known=replay.known, lease=run.lease
+                replay.dialogue, round_, outcomes, known=replay.known, lease=run.lease
             )
         finally:
             current_run.reset(token)
 
-    async def _run(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext, replay: Replay | None
+    async def _check_arguments(self, params: Mapping[str, Any]) -> HandlerResult | None:
+        """The form's refusal of a ``@fill_missing`` tool's arguments, before the SDK checks."""
+        if self.host.tool_function is None:
+            return None
+        function = await self.host.tool_function(str(params.get("name")))
+        check: object = getattr(function, ARGUMENTS_CHECK, None)
+        if not callable(check):
+            return None
+        handed: object = check(params.get("arguments"))
+        return _handed(handed) if isinstance(handed, HandedToModel) else None
+
+    def _new_run(
+        self, ctx: ServerRequestContext[Any, Any], replay: Replay | None, *, modern: bool
+    ) -> ToolRun:
+        host = self.host
+        return ToolRun(
+            _Channel(ctx, modern=modern, host=host),
+            replay,
+            # Worked out by the first ask() only: a call that never asks never reads it.
+            refuses=functools.partial(host.refusal, ctx),
+            target=_target(ctx),
+            completions=self.router,
+            steps=self.once if modern or replay is not None else None,
+            call_tag=_call_tag(ctx.params or {}) if observers else None,
+            on_unsupported=self.on_unsupported,
+            # A listing for the model is a tool's result: prompts and resources cannot.
+            answer_tool=self.companion is not None and ctx.method == "tools/call",
+            limits=self.limits,
+        )
+
+    async def _answer(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        companion: Companion,
+        *,
+        modern: bool,
     ) -> HandlerResult:
-        """Run the handler; turn its question(s) into an ``InputRequiredResult``."""
+        """Answer ``answer_form``: run the ticket's tool again with the model's answers.
+
+        Everything about the ticket is checked before anything runs. The tool then runs as
+        a later round of its dialogue (`AtMostOnce.run`): a completed dialogue gets its
+        recorded result back, so a ticket sent twice does not run the tool twice.
+        """
+        try:
+            ticket, responses = companion.open(ctx)
+        except TicketRefused as refused:
+            return _error_outcome("tools/call", str(refused))
+        replay = Replay.from_request(responses, ticket.state, self.limits)
+        if replay.dialogue is None or replay.dialogue != ticket.dialogue:
+            return _error_outcome("tools/call", _NOT_A_DIALOGUE)
+        kept = {
+            key: value
+            for key, value in (ctx.params or {}).items()
+            if key not in ("name", "arguments", "requestState", "inputResponses")
+        }
+        inner = replace(ctx, params={**kept, "name": ticket.tool, "arguments": ticket.arguments})
+        run = self._new_run(inner, replay, modern=modern)
+        run.model_keys.update(ticket.model_keys)
+        outcomes = _RoundOutcomes(_OUTCOMES["tools/call"])
+        token = current_run.set(run)
+        run.lease = RoundLease(self.once, replay.dialogue)
+        try:
+            return await self.once.run(
+                replay.dialogue,
+                functools.partial(self._run, inner, call_next, run, outcomes, answering=True),
+                outcomes,
+                known=replay.known,
+                lease=run.lease,
+            )
+        finally:
+            current_run.reset(token)
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """List the tools; leave ``answer_form`` out for a client that can show forms."""
+        result = await call_next(ctx)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        try:
+            can_show_forms = _Channel(ctx, modern=modern, host=self.host).why_no_forms() is None
+        except ElicitationUnsupported:  # the server's transport: no question mid-call
+            can_show_forms = False
+        return without_answer_tool(result) if can_show_forms else result
+
+    async def _run(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        call_next: CallNext,
+        run: ToolRun,
+        outcomes: _RoundOutcomes,
+        *,
+        answering: bool = False,
+    ) -> HandlerResult:
+        """Run the handler; turn its question(s) into an ``InputRequiredResult``.
+
+        Questions handed to the model become its listing with a ticket instead.
+        """
         if observers:  # the testing kit counts the rounds that run the body
             observe("body", _target(ctx), current_run.get().call_tag)
         detacher = current_run.get().detacher
@@ -352,8 +555,11 @@ class ElicitkitMiddleware:
                     functools.partial(call_next, ctx)
                 )
             return await call_next(ctx)
+        except HandedToModel as handed:  # @fill_missing's listing, for a tool call only
+            return _handed(handed)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
+            replay = run.replay
             if not questions or replay is None:
                 return _failure(signal, crash_text=self.host.crash_text(_target(ctx)))
             state = questions[0].state if len(questions) == 1 else None
@@ -363,6 +569,23 @@ class ElicitkitMiddleware:
                     state = replay.next_state(asked)
                 except ElicitError as error:
                     return _error_outcome(ctx.method, str(error))
+            if run.model_keys and self.companion is not None and replay.dialogue is not None:
+                outcomes.ticketed = True
+                params = ctx.params or {}
+                arguments: object = params.get("arguments")
+                return await self.companion.ticket_result(
+                    ctx,
+                    tool=str(params.get("name")),
+                    arguments=cast("dict[str, Any]", arguments)
+                    if isinstance(arguments, dict)
+                    else {},
+                    dialogue=replay.dialogue,
+                    state=state,
+                    questions=asked,
+                    model_keys=run.model_keys,
+                    corrections=corrections_of(replay.answers, asked),
+                    answering=answering,
+                )
             return types.InputRequiredResult(
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
@@ -401,6 +624,56 @@ def _no_tasks(ctx: ServerRequestContext[Any, Any], *, modern: bool) -> str:
     if ctx.method != "tools/call":
         return f"only a tool call can become a task, and this is {ctx.method}"
     return f"it did not declare the {TASKS_EXTENSION} extension on this request"
+
+
+def _handed(handed: HandedToModel) -> types.CallToolResult:
+    """``@fill_missing``'s result for the model: text, and ``result`` beside the structure.
+
+    ``result`` holds the text, as the tool's wrapped output schema (widened to admit text)
+    expects of a normal result.
+    """
+    text = types.TextContent(type="text", text=handed.text)
+    structured = {"result": handed.text, **handed.structured}
+    return types.CallToolResult(
+        content=[text], structured_content=structured, is_error=handed.error
+    )
+
+
+_NOT_A_DIALOGUE = (
+    f"The ticket passed to {ANSWER_TOOL} carries no dialogue this server can continue, so "
+    "nothing was run. Call the tool again to get a fresh ticket."
+)
+
+
+class _RoundOutcomes:
+    """A method's outcomes for one request, knowing whether its round issued a ticket.
+
+    A round that hands its questions to the model ends with a normal tool result, but its
+    dialogue goes on (like an ``InputRequiredResult``): it is opened or released in the
+    store, never recorded as the dialogue's outcome.
+    """
+
+    def __init__(self, base: _SdkOutcomes) -> None:
+        self._base = base
+        self.ticketed = False
+
+    def dump(self, result: HandlerResult) -> tuple[str | None, Any]:
+        return self._base.dump(result)
+
+    def load(self, kind: str | None, data: Any) -> HandlerResult:
+        return self._base.load(kind, data)
+
+    def error_data(self, error: BaseException) -> Mapping[str, Any] | None:
+        return self._base.error_data(error)
+
+    def raise_error(self, data: Mapping[str, Any]) -> NoReturn:
+        self._base.raise_error(data)
+
+    def needs_input(self, result: HandlerResult) -> bool:
+        return self.ticketed or self._base.needs_input(result)
+
+    def refused(self, message: str) -> HandlerResult:
+        return self._base.refused(message)
 
 
 def _resolve_refusal(server: MCPServer[Any], ctx: ServerRequestContext[Any, Any]) -> str | None:

@@ -45,7 +45,7 @@ async def greet() -> str:
 
 @server.tool()
 async def pizza() -> str:
-    """Ask for a multi-select, which 2025-06-18 cannot express."""
+    """Ask for a multi-select (checkboxes on 2025-06-18)."""
     answer = await ask(Toppings, "Toppings?")
     return ", ".join(answer.unwrap().toppings)
 
