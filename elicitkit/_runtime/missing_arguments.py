@@ -37,9 +37,13 @@ Tool = Callable[..., Awaitable[R]]
 ARGUMENTS_CHECK = "__elicitkit_check_arguments__"
 """The attribute of a ``@fill_missing`` tool that checks the model's values with the form."""
 
-checks_arguments = False
-"""Some tool was decorated with ``@fill_missing`` in this process: until then, integrations
-never look a tool up to find its check (a call pays nothing for a feature not in use)."""
+checked_tools: set[str] = set()
+"""The names of the functions decorated with ``@fill_missing`` in this process.
+
+Integrations look a called tool up (to find its check, through the SDK's private tool
+table) only when its name is one of these, so a call of any other tool pays nothing and
+reads nothing private. A ``@fill_missing`` tool registered under a name other than its
+function's gets the server SDK's own wording for values that do not fit."""
 
 
 @overload
@@ -149,8 +153,7 @@ def _decorate(tool: Tool[R], message: str | None) -> Tool[R | str]:
 
     _declare_text_result(run, signature, hints)
     setattr(run, ARGUMENTS_CHECK, _ArgumentsCheck(tool.__name__, tuple(askable), form_for))
-    global checks_arguments  # noqa: PLW0603  (once: then integrations look tools up)
-    checks_arguments = True
+    checked_tools.add(tool.__name__)
     return run
 
 

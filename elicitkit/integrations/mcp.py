@@ -400,7 +400,7 @@ class ElicitkitMiddleware:
         answering = ctx.method == "tools/call" and params.get("name") == ANSWER_TOOL
         if companion is not None and answering:
             return await self._answer(ctx, call_next, companion, modern=modern)
-        if ctx.method == "tools/call" and fill.checks_arguments:
+        if ctx.method == "tools/call" and params.get("name") in fill.checked_tools:
             refused = await self._check_arguments(params)
             if refused is not None:
                 return refused
