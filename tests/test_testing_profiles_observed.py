@@ -25,9 +25,11 @@ from elicitkit.testing import (
     KNOWN_CLIENTS,
     ClientProfile,
     ScriptedUser,
+    ScriptError,
     accept,
     cancel,
     connect,
+    decline,
 )
 from tests.interop._facts import documented
 from tests.interop.server import build
@@ -120,6 +122,39 @@ async def cleared_optional_number(run: Run) -> str:
     return _cleared_summary(await run.call("preferences", ScriptedUser(accept(floor=CLEARED))))
 
 
+async def declined_form(run: Run) -> str:
+    return await run.call("plan_stay", ScriptedUser(decline()))
+
+
+async def cancelled_form(run: Run) -> str:
+    return _error_summary(await run.call("plan_stay", ScriptedUser(cancel())))
+
+
+async def multi_select_arrives_as(run: Run) -> str:
+    user = ScriptedUser(accept(STAY, day="2026-12-24", insured=True))
+    text = await run.call("plan_stay", user)
+    if text.startswith("STAY"):
+        return "a list"
+    return "text" if text.startswith("INVALID extras: Expected a list") else text
+
+
+async def url_mode_accepted(run: Run) -> str:
+    return _error_summary(await run.call("open_link", ScriptedUser(accept())))
+
+
+async def skips_optional_flags(run: Run) -> bool:
+    try:
+        await run.call("preferences", ScriptedUser(accept()))
+    except ScriptError:
+        return False  # the profile refused to leave them out: the real client cannot
+    return True
+
+
+def _error_summary(text: str) -> str:
+    """The interop suite's words for a client that answered a request with an error."""
+    return "the client answers error -32603" if text.endswith("(code -32603).") else text
+
+
 def _cleared_summary(text: str) -> str:
     """The interop suite's words for what became of an answer with a cleared field."""
     if text.startswith("PREFS"):
@@ -142,6 +177,11 @@ SCENARIOS: dict[str, Callable[[Run], Awaitable[Any]]] = {
         untouched_optional_form,
         cleared_optional_select,
         cleared_optional_number,
+        declined_form,
+        cancelled_form,
+        multi_select_arrives_as,
+        url_mode_accepted,
+        skips_optional_flags,
     )
 }
 
