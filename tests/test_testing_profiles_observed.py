@@ -1,8 +1,8 @@
 """The real-client profiles against docs/clients.json, fact by fact, on both server SDKs.
 
-The interop suite (tests/interop/) records in docs/clients.json what the MCP Inspector and
-fast-agent did with elicitkit's forms, and fails when a client changes until that file is
-updated. This test runs each recorded fact's scenario again, through the testing kit:
+The interop suite (tests/interop/) records in docs/clients.json what the MCP Inspector,
+fast-agent and the mcp-use Inspector did with elicitkit's forms, and fails when a client
+changes until that file is updated (mcp-agent's facts were entered by hand). This test runs each recorded fact's scenario again, through the testing kit:
 the same tools (tests/interop/server.py, on the official ``MCPServer`` and on fastmcp), the
 same user actions (as a `ScriptedUser`), the client's profile from
 ``KNOWN_CLIENTS`` instead of the client, and the same way of turning what happened into the
