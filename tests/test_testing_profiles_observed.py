@@ -2,12 +2,13 @@
 
 The interop suite (tests/interop/) records in docs/clients.json what the MCP Inspector,
 fast-agent and the mcp-use Inspector did with elicitkit's forms, and fails when a client
-changes until that file is updated (mcp-agent's facts were entered by hand). This test runs each recorded fact's scenario again, through the testing kit:
-the same tools (tests/interop/server.py, on the official ``MCPServer`` and on fastmcp), the
-same user actions (as a `ScriptedUser`), the client's profile from
-``KNOWN_CLIENTS`` instead of the client, and the same way of turning what happened into the
-fact's value. So when the interop suite records a changed fact, this test fails and names
-the profile to change; a new fact without a scenario here fails too.
+changes until that file is updated (mcp-agent's facts were entered by hand). This test
+runs each recorded fact's scenario again, through the testing kit: the same tools
+(tests/interop/server.py, on the official ``MCPServer`` and on fastmcp), the same user
+actions (as a `ScriptedUser`), the client's profile from ``KNOWN_CLIENTS`` instead of the
+client, and the same way of turning what happened into the fact's value. So when the
+interop suite records a changed fact, this test fails and names the profile to change; a
+new fact without a scenario here fails too.
 """
 
 from __future__ import annotations
