@@ -752,7 +752,10 @@ def _check_schema_matches_plan(form: Form, schema: dict[str, Any]) -> None:
 def _expected(form: Form, answer: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for field in form.fields:
-        value = field.plan.to_python(answer[field.key]) if field.key in answer else field.absent()
+        # "" in an optional plain-text field is an input left empty: the field is absent.
+        left_empty = answer.get(field.key) == "" and not field.required
+        given = field.key in answer and not (left_empty and field.plan.kind == "text")
+        value = field.plan.to_python(answer[field.key]) if given else field.absent()
         if value is not _MISSING:
             out[field.attr] = value
     return out

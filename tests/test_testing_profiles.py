@@ -18,7 +18,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 import elicitkit
-from elicitkit.testing import PROFILES, ClientProfile, ScriptedUser, accept
+from elicitkit.testing import PROFILES, ClientProfile, ScriptedUser, ScriptError, accept
 from tests.sdks import new_server, tool_error
 from tests.test_stdio import BOOKING, SHIPPING, _load_example
 
@@ -230,7 +230,9 @@ KNOWN_CLIENT_OUTCOMES = {
     "fast-agent": SHIPPED,
     "gemini-cli": NO_FORMS,
     "goose": SHIPPED,
+    "mcp-agent": "ScriptError",  # the script leaves `floor` out, which mcp-agent cannot
     "mcp-inspector": SHIPPED,
+    "mcp-use-inspector": SHIPPED,
     "vscode-copilot": SHIPPED,
 }
 
@@ -244,6 +246,18 @@ async def test_shipping_on_known_clients(
     assert set(KNOWN_CLIENTS) == set(KNOWN_CLIENT_OUTCOMES)
     client_profile = KNOWN_CLIENTS[name]
     version = spoken(client_profile, elicit_protocol)
+    if name == "mcp-agent":
+        with pytest.raises(ScriptError) as refused:
+            async with elicit_connect(
+                example_server(sdk, shipping), user=shipping_user(), profile=client_profile
+            ) as client:
+                await client.call_tool("ship", {"item": "a teapot"})
+        assert str(refused.value) == (
+            "The scripted answer to 'Where should we ship your order?' leaves the optional "
+            "field 'floor' unanswered, but the mcp-agent profile cannot leave an optional "
+            "yes/no or number empty. Give the field a value."
+        )
+        return
     async with elicit_connect(
         example_server(sdk, shipping),
         user=shipping_user(),

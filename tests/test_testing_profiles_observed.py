@@ -1,13 +1,14 @@
 """The real-client profiles against docs/clients.json, fact by fact, on both server SDKs.
 
-The interop suite (tests/interop/) records in docs/clients.json what the MCP Inspector and
-fast-agent did with elicitkit's forms, and fails when a client changes until that file is
-updated. This test runs each recorded fact's scenario again, through the testing kit:
-the same tools (tests/interop/server.py, on the official ``MCPServer`` and on fastmcp), the
-same user actions (as a `ScriptedUser`), the client's profile from
-``KNOWN_CLIENTS`` instead of the client, and the same way of turning what happened into the
-fact's value. So when the interop suite records a changed fact, this test fails and names
-the profile to change; a new fact without a scenario here fails too.
+The interop suite (tests/interop/) records in docs/clients.json what the MCP Inspector,
+fast-agent and the mcp-use Inspector did with elicitkit's forms, and fails when a client
+changes until that file is updated (mcp-agent's facts were entered by hand). This test
+runs each recorded fact's scenario again, through the testing kit: the same tools
+(tests/interop/server.py, on the official ``MCPServer`` and on fastmcp), the same user
+actions (as a `ScriptedUser`), the client's profile from ``KNOWN_CLIENTS`` instead of the
+client, and the same way of turning what happened into the fact's value. So when the
+interop suite records a changed fact, this test fails and names the profile to change; a
+new fact without a scenario here fails too.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from elicitkit.testing import (
     KNOWN_CLIENTS,
     ClientProfile,
     ScriptedUser,
+    ScriptError,
     accept,
     cancel,
     connect,
+    decline,
 )
 from tests.interop._facts import documented
 from tests.interop.server import build
@@ -120,6 +123,39 @@ async def cleared_optional_number(run: Run) -> str:
     return _cleared_summary(await run.call("preferences", ScriptedUser(accept(floor=CLEARED))))
 
 
+async def declined_form(run: Run) -> str:
+    return await run.call("plan_stay", ScriptedUser(decline()))
+
+
+async def cancelled_form(run: Run) -> str:
+    return _error_summary(await run.call("plan_stay", ScriptedUser(cancel())))
+
+
+async def multi_select_arrives_as(run: Run) -> str:
+    user = ScriptedUser(accept(STAY, day="2026-12-24", insured=True))
+    text = await run.call("plan_stay", user)
+    if text.startswith("STAY"):
+        return "a list"
+    return "text" if text.startswith("INVALID extras: Expected a list") else text
+
+
+async def url_mode_accepted(run: Run) -> str:
+    return _error_summary(await run.call("open_link", ScriptedUser(accept())))
+
+
+async def skips_optional_flags(run: Run) -> bool:
+    try:
+        await run.call("preferences", ScriptedUser(accept()))
+    except ScriptError:
+        return False  # the profile refused to leave them out: the real client cannot
+    return True
+
+
+def _error_summary(text: str) -> str:
+    """The interop suite's words for a client that answered a request with an error."""
+    return "the client answers error -32603" if text.endswith("(code -32603).") else text
+
+
 def _cleared_summary(text: str) -> str:
     """The interop suite's words for what became of an answer with a cleared field."""
     if text.startswith("PREFS"):
@@ -142,6 +178,11 @@ SCENARIOS: dict[str, Callable[[Run], Awaitable[Any]]] = {
         untouched_optional_form,
         cleared_optional_select,
         cleared_optional_number,
+        declined_form,
+        cancelled_form,
+        multi_select_arrives_as,
+        url_mode_accepted,
+        skips_optional_flags,
     )
 }
 

@@ -40,6 +40,8 @@ async def check_connect(server: Any) -> None:
     assert_type(user.schemas, list[dict[str, Any]])
     assert_type(KNOWN_CLIENTS["codex"], ClientProfile)
     assert_type(PROFILES["codex"].number_widgets, bool)
+    assert_type(KNOWN_CLIENTS["mcp-use-inspector"].fills_inputs, bool)
+    assert_type(KNOWN_CLIENTS["mcp-agent"].must_answer_flags, bool)
 
 
 async def check_steps_run_once(server: Any, steps_run_once: StepsRunOnce) -> None:

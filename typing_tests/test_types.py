@@ -33,6 +33,7 @@ from typing_extensions import TypedDict, assert_never, assert_type
 from elicitkit import (
     Action,
     ElicitResultTyped,
+    FormField,
     Overrides,
     ask,
     ask_text,
@@ -104,6 +105,17 @@ def check_parse_content(content: dict[str, Any]) -> None:
     # The content is untrusted input: anything goes in.
     assert_type(parse_content(Address, None), Address)
     assert_type(parse_content(Address, "not even a dict"), Address)
+
+
+@dataclasses.dataclass
+class Note:
+    # keep_empty: "" stays the answer of this optional text field, instead of None.
+    text: Annotated[str | None, FormField(keep_empty=True)] = None
+
+
+def check_keep_empty(content: dict[str, Any]) -> None:
+    assert_type(FormField(keep_empty=True).keep_empty, bool)
+    assert_type(parse_content(Note, content).text, str | None)
 
 
 def check_parse_content_special_forms(content: dict[str, Any]) -> None:

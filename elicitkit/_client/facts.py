@@ -47,6 +47,22 @@ class ClientProfile:
             own SDK refuses both); on 2026-07-28 a cleared choice fails the call inside the
             client, which never calls the tool again, and a cleared number is left out.
             ``False``: a cleared field is left out of the answer.
+        fills_inputs: Its inputs always hold a value, and it sends it for an optional field
+            the user left alone that has no default: a yes/no as ``false``, a multi-select
+            as ``[]``, a number as ``0`` (the mcp-use Inspector). A select left on its
+            placeholder and text left empty stay absent.
+        cancel_fails: Its Cancel never reaches the tool as ``cancel``: on the 2025 eras it
+            answers the server's request with error -32603 ("User cancelled elicitation
+            request"), so ``ask()`` raises `ElicitationFailed`; on 2026-07-28 the call fails
+            inside the client with that message and the tool is never called again.
+        decline_as_cancel: It sends the user's "decline" as ``cancel``.
+        multi_select_as_text: It sends a multi-select as one plain string instead of a list
+            (the profile joins the options with ``", "``; the real client's exact text was
+            not recorded), which the server refuses.
+        url_mode_fails: It declares URL mode, then answers every URL request with error
+            -32603.
+        must_answer_flags: It cannot leave an optional yes/no or number unanswered: a
+            scripted answer that leaves one out is a `ScriptError` (give it a value).
         sources: The evidence for single facts, as ``(fact, source)`` pairs, where
             ``evidence`` covers more than that fact.
     """
@@ -66,6 +82,12 @@ class ClientProfile:
     fills_untouched: bool = False
     checks_min_length: bool = False
     breaks_on_cleared: bool = False
+    fills_inputs: bool = False
+    cancel_fails: bool = False
+    decline_as_cancel: bool = False
+    multi_select_as_text: bool = False
+    url_mode_fails: bool = False
+    must_answer_flags: bool = False
     sources: tuple[tuple[str, str], ...] = ()
 
     def source_for(self, fact: str) -> str:
@@ -182,6 +204,52 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
                     "breaks_on_cleared",
                     f"{_INTEROP}, facts 'cleared_optional_select', 'cleared_optional_number'",
                 ),
+            ),
+        ),
+        ClientProfile(
+            "mcp-agent",
+            "mcp-agent 0.2.6 (console forms; imports only with mcp<2): sends a multi-select "
+            "as a plain string and a decline as cancel; declares URL mode, then fails it "
+            "(-32603); cannot leave an optional yes/no or number unanswered.",
+            "field notes, November 2026 (driven by hand against elicitkit servers); "
+            "docs/clients.json, entered by hand: mcp-agent, era legacy (2025-11-25)",
+            # Its mcp 1.x client offers 2025-11-25, the newest it knows (and what it spoke).
+            protocols=PROTOCOL_VERSIONS[1:2],
+            decline_as_cancel=True,
+            multi_select_as_text=True,
+            url_mode_fails=True,
+            must_answer_flags=True,
+            sources=(
+                ("protocols", "docs/clients.json, fact 'protocol' (the mcp 1.x client)"),
+                ("decline_as_cancel", "docs/clients.json, fact 'declined_form'"),
+                ("multi_select_as_text", "docs/clients.json, fact 'multi_select_arrives_as'"),
+                ("url_mode_fails", "docs/clients.json, fact 'url_mode_accepted'"),
+                ("must_answer_flags", "docs/clients.json, fact 'skips_optional_flags'"),
+            ),
+        ),
+        ClientProfile(
+            "mcp-use-inspector",
+            "mcp-use Inspector 20.3.10 (web UI, own proxy): renders every field kind and "
+            "defaults; sends a yes/no left alone as false, a multi-select as [] and a "
+            "number as 0; its Cancel fails the call instead of reaching the tool.",
+            f"{_INTEROP}: mcp-use-inspector, eras auto (2026-07-28) and legacy (2025-11-25)",
+            protocols=_OBSERVED,
+            fills_inputs=True,
+            cancel_fails=True,
+            sources=(
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                (
+                    "number_widgets",
+                    "tests/interop/test_mcp_use_inspector.py: test_every_widget_filled_by_hand",
+                ),
+                (
+                    "multi_select_widgets",
+                    "tests/interop/test_mcp_use_inspector.py: test_every_widget_filled_by_hand",
+                ),
+                ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
+                ("fills_inputs", f"{_INTEROP}, fact 'untouched_optional_form'"),
+                ("cancel_fails", f"{_INTEROP}, fact 'cancelled_form'"),
+                ("url_mode", f"{_INTEROP}, fact 'url_mode_accepted'"),
             ),
         ),
         ClientProfile(

@@ -8,7 +8,7 @@ text and numbers left alone stay out of the answer. The testing kit reproduces i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
 NOTHING: Final = object()
@@ -33,8 +33,30 @@ def untouched_value(field: Mapping[str, Any]) -> Any:
     return NOTHING
 
 
-def filled_when_untouched(schema: Mapping[str, Any]) -> list[str]:
-    """The keys of optional fields without a default that such a form sends when left alone."""
+def input_value(field: Mapping[str, Any]) -> Any:
+    """What a web form whose inputs always hold a value sends for ``field`` left alone.
+
+    The mcp-use Inspector (docs/clients.json, ``untouched_optional_form``) sends an
+    unticked box as ``false``, an empty checklist as ``[]`` and a number input as the ``0``
+    it shows; a select left on its placeholder and text left empty stay out of the answer.
+    """
+    kind = field.get("type")
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return []
+    if kind in ("integer", "number"):
+        return 0
+    return NOTHING
+
+
+def filled_when_untouched(
+    schema: Mapping[str, Any], value_of: Callable[[Mapping[str, Any]], Any] = untouched_value
+) -> list[str]:
+    """The keys of optional fields without a default that such a form sends when left alone.
+
+    ``value_of`` is the client's rule: `untouched_value` (the default) or `input_value`.
+    """
     required = set(schema.get("required", ()))
     properties: Mapping[str, Any] = schema.get("properties", {})
     return [
@@ -43,5 +65,5 @@ def filled_when_untouched(schema: Mapping[str, Any]) -> list[str]:
         if key not in required
         and isinstance(field, Mapping)
         and "default" not in field
-        and untouched_value(cast("Mapping[str, Any]", field)) is not NOTHING
+        and value_of(cast("Mapping[str, Any]", field)) is not NOTHING
     ]

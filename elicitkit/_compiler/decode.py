@@ -264,16 +264,15 @@ def check_value(field: FieldSpec, value: Any) -> str | None:
 
 
 def _blank_is_absent(field: FieldSpec) -> bool:
-    # Form clients often send "" for an input left empty. For an optional field that is not
-    # plain text (a number, a date, a choice), "" can only mean "no answer", unless it is
-    # one of the field's options. In an optional nested group "" is no answer even for
-    # plain text: `_filled` does not count it, so a group left empty is absent rather than
-    # refused for a minimum length its fields were never meant to meet, and in a group
-    # partly filled a required field left "" is reported as missing by `_direct_values`.
-    if field.required:
-        return False
-    in_optional_group = any(group.optional for group in field.groups)
-    if field.kind is Kind.TEXT and field.format is None and not in_optional_group:
+    # Form clients send "" for an input left empty: every one observed (MCP Inspector,
+    # fast-agent, the mcp-use Inspector, mcp-agent) sends it for an untouched optional text
+    # field, and none lets a person send "no answer" any other way. So for an optional field
+    # "" means "no answer", whatever its kind, unless it is one of the field's options or
+    # the author asked to keep it (FormField(keep_empty=True), plain text only). A required
+    # field keeps "": it is a value, checked like any other (minLength refuses it). In an
+    # optional nested group a required field left "" is reported as missing by
+    # `_direct_values`, and `_filled` does not count "", so a group left empty is absent.
+    if field.required or field.keep_empty:
         return False
     return not any(choice.wire == "" for choice in field.choices)
 

@@ -46,6 +46,7 @@ class FieldSettings:
     title_style: TitleStyle | None = None
     required: bool | None = None
     prefill: Any = MISSING
+    keep_empty: bool = False
     own: list[FormField] = field(default_factory=list[FormField])
 
     def read(self, item: Any) -> None:
@@ -103,6 +104,7 @@ class FieldSettings:
             self.title_style = own.title_style or self.title_style
             self.required = own.required if own.required is not None else self.required
             self.prefill = own.prefill if own.prefill is not MISSING else self.prefill
+            self.keep_empty = own.keep_empty or self.keep_empty
 
 
 def _is_msgspec_meta(item: object) -> TypeGuard[msgspec.Meta]:

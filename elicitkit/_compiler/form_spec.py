@@ -143,6 +143,8 @@ class FieldSpec:
         convert: Turns the checked wire value into the author's value type (date,
             datetime, Decimal, a pydantic URL type), or ``None`` when no conversion is due.
         type_name: The author's annotation as written, for messages.
+        keep_empty: An optional plain-text field keeps ``""`` as its answer
+            (``FormField(keep_empty=True)``) instead of counting it as left empty.
     """
 
     key: str
@@ -173,6 +175,7 @@ class FieldSpec:
     container: type | None = None
     convert: Callable[[Any], Any] | None = None
     type_name: str = ""
+    keep_empty: bool = False
 
 
 @dataclass(frozen=True, eq=False)

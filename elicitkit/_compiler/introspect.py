@@ -347,7 +347,21 @@ def _build_field(
     )
     if settings.prefill is not MISSING:
         spec = dataclasses.replace(spec, prefill=_checked_prefill(spec, settings.prefill, problem))
+    if settings.keep_empty:
+        _check_keep_empty(spec, problem)
+        spec = dataclasses.replace(spec, keep_empty=True)
     return spec
+
+
+def _check_keep_empty(spec: FieldSpec, problem: Callable[[str], FormDefinitionError]) -> None:
+    # Only plain text has "" as a meaningful answer: "" is never a number, a date, an
+    # email address, a link or a choice (an option "" is kept without being asked for).
+    if spec.kind is not Kind.TEXT or spec.format is not None:
+        what = f"{spec.format} text" if spec.kind is Kind.TEXT else spec.kind.value
+        raise problem(
+            f"keep_empty=True applies only to plain text fields, and this field is {what}, "
+            'for which "" is never an answer. Remove it.'
+        )
 
 
 def _form_label_style(kind: Kind, style: FormStyle) -> LabelStyle | None:

@@ -51,6 +51,11 @@ class FormField:
             default: a required field with a suggestion, or a multi-select of a plain
             dataclass whose default comes from a ``default_factory``. Sent on the wire only;
             an absent answer still gets the field's own default.
+        keep_empty: ``True`` keeps ``""`` as the answer of an optional plain-text field. By
+            default ``""`` there means "left empty" (every form client observed sends
+            ``""`` for a text input nobody touched), so the field is absent: a
+            ``NotRequired`` key is left out, ``str | None`` gets ``None``, a field with a
+            default gets its default. A required text field always keeps ``""``.
     """
 
     title: str | None = None
@@ -62,6 +67,7 @@ class FormField:
     title_style: TitleStyle | None = None
     required: bool | None = None
     prefill: Any = MISSING_PREFILL
+    keep_empty: bool = False
 
     def __repr__(self) -> str:
         """Show only the settings given, so messages quoting an annotation stay short."""
@@ -86,6 +92,7 @@ class FormField:
                 self.title_style,
                 self.required,
                 _hash_key(self.prefill),
+                self.keep_empty,
             )
         )
 

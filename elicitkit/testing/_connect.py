@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 from elicitkit._client.facts import ClientProfile
 from elicitkit._client.spec_keys import unknown_key
 from elicitkit._client.tuned_client import TunedClient
-from elicitkit._client.untouched import filled_when_untouched, untouched_value
+from elicitkit._client.untouched import filled_when_untouched, input_value, untouched_value
 from elicitkit.integrations import client_target
 from elicitkit.protocol import LATEST_PROTOCOL, ProtocolVersion, check_protocol
 from elicitkit.testing._task_wire import FollowingTasks
@@ -26,6 +26,10 @@ _ELICIT_PARAMS: TypeAdapter[types.ElicitRequestParams] = TypeAdapter(types.Elici
 REQUEST_TIMEOUT = -32001  # the SDKs' "Request timed out" code
 CLIENT_SIDE_SCHEMA_FAILURE = "Protocol value failed schema validation"
 """What the MCP Inspector shows when its own SDK refuses its answer on 2026-07-28."""
+USER_CANCELLED = "User cancelled elicitation request"
+"""What the mcp-use Inspector answers (error -32603) or shows when its Cancel is pressed."""
+URL_MODE_FAILED = "URL mode elicitation failed"
+"""The message of a ``url_mode_fails`` profile's error -32603 (the real words were not recorded)."""
 HANG_SECONDS = 1.0
 """How long a ``never-renders`` client keeps a form open before timing out, by default."""
 
@@ -122,7 +126,13 @@ class ClientBehaviour:
         raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
         schema = raw.get("requestedSchema", {})
         request = FormRequest(self._protocol, str(raw.get("message", "")), schema, raw)
-        answer = await self._answer(request)
+        if raw.get("mode") == "url" and self._profile is not None and self._profile.url_mode_fails:
+            self._user.requests.append(request)
+            answer: types.ElicitResult | types.ErrorData = types.ErrorData(
+                code=types.INTERNAL_ERROR, message=URL_MODE_FAILED
+            )
+        else:
+            answer = await self._answer(request)
         if isinstance(answer, types.ErrorData):
             request.sent = {"error": answer.model_dump(mode="json", exclude_none=True)}
         else:
@@ -153,7 +163,7 @@ class ClientBehaviour:
             if reply is None:
                 return types.ElicitResult(action="cancel")
             if reply.action != "accept":
-                return types.ElicitResult(action=reply.action)
+                return _not_accepted(profile, reply.action)
             if profile is not None and not _has_widgets(profile, schema):
                 # No input for a field: the client falls back to approve/decline, no content.
                 return types.ElicitResult(action="accept")
@@ -168,6 +178,19 @@ class ClientBehaviour:
             content = _with_defaults(schema, content)
         if profile is not None and profile.fills_untouched:
             content = _filled(schema, content)
+        if profile is not None and profile.fills_inputs:
+            content = _filled(schema, content, input_value)
+        if profile is not None and profile.must_answer_flags:
+            skipped = _unanswered_flags(schema, content)
+            if skipped is not None:
+                self._user.problems.append(
+                    f"The scripted answer to {request.message!r} leaves the optional field "
+                    f"{skipped!r} unanswered, but the {profile.name} profile cannot leave an "
+                    "optional yes/no or number empty. Give the field a value."
+                )
+                return types.ElicitResult(action="cancel")
+        if profile is not None and profile.multi_select_as_text:
+            content = _as_text(schema, content)
         return self._cleared(profile, request, content)
 
     def _cleared(
@@ -229,6 +252,42 @@ class ClientBehaviour:
         return None
 
 
+def _not_accepted(
+    profile: ClientProfile | None, action: str
+) -> types.ElicitResult | types.ErrorData:
+    """What the client sends when the user declines or cancels."""
+    if profile is not None and action == "cancel" and profile.cancel_fails:
+        # The mcp-use Inspector's Cancel (docs/clients.json: cancelled_form): an error on
+        # the 2025 eras; on 2026-07-28 the call then fails inside the client.
+        return types.ErrorData(code=types.INTERNAL_ERROR, message=USER_CANCELLED)
+    if profile is not None and action == "decline" and profile.decline_as_cancel:
+        return types.ElicitResult(action="cancel")
+    return types.ElicitResult(action=cast("Any", action))
+
+
+def _unanswered_flags(schema: Mapping[str, Any], content: Mapping[str, Any]) -> str | None:
+    """The first optional yes/no or number without a default that the answer leaves out."""
+    required = set(schema.get("required", ()))
+    for key, field in schema.get("properties", {}).items():
+        if key in required or key in content or not isinstance(field, Mapping):
+            continue
+        field = cast("Mapping[str, Any]", field)
+        if "default" not in field and field.get("type") in ("boolean", "integer", "number"):
+            return str(key)
+    return None
+
+
+def _as_text(schema: Mapping[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    """Send each multi-select as one plain string, as mcp-agent does."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    for key, field in properties.items():
+        value = content.get(key)
+        kind = cast("Mapping[str, Any]", field).get("type") if isinstance(field, Mapping) else None
+        if kind == "array" and isinstance(value, list):
+            content[key] = ", ".join(str(item) for item in cast("list[object]", value))
+    return content
+
+
 def _has_widgets(profile: ClientProfile, schema: Mapping[str, Any]) -> bool:
     properties: dict[str, Any] = schema.get("properties", {})
     kinds = {
@@ -255,12 +314,16 @@ def _too_short(schema: Mapping[str, Any], content: Mapping[str, Any]) -> str | N
     return None
 
 
-def _filled(schema: Mapping[str, Any], content: dict[str, Any]) -> dict[str, Any]:
-    """Send optional choices, yes/no and multi-selects left alone as a form that fills them."""
+def _filled(
+    schema: Mapping[str, Any],
+    content: dict[str, Any],
+    value_of: Callable[[Mapping[str, Any]], Any] = untouched_value,
+) -> dict[str, Any]:
+    """Send the optional fields left alone that the client's rule ``value_of`` fills."""
     properties: Mapping[str, Any] = schema.get("properties", {})
-    for key in filled_when_untouched(schema):
+    for key in filled_when_untouched(schema, value_of):
         if key not in content:
-            content[key] = untouched_value(properties[key])
+            content[key] = value_of(properties[key])
     return content
 
 

@@ -3,6 +3,7 @@
 `.ci/run` installs them into folders of the repository (ignored by git):
 
 * `.ci/node/`: Node 22 (npm package `node@22`) and `@modelcontextprotocol/inspector` 2.x;
+* `.ci/node/mcp-use/`: `@mcp-use/inspector` (run with the Node 22 above);
 * `.ci/fast-agent-venv/`: a Python >= 3.12 venv with `fast-agent-mcp`;
 * Debian's `chromium` and `tmux` (apt).
 
@@ -22,10 +23,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = Path(__file__).resolve().with_name("server.py")
-NODE_BIN = (
-    Path(os.environ.get("ELICITKIT_NODE_DIR", ROOT / ".ci" / "node")) / "node_modules" / ".bin"
-)
+NODE_DIR = Path(os.environ.get("ELICITKIT_NODE_DIR", ROOT / ".ci" / "node"))
+NODE_BIN = NODE_DIR / "node_modules" / ".bin"
 INSPECTOR = NODE_BIN / "mcp-inspector"
+# The mcp-use Inspector has a folder of its own under .ci/node, so that its install never
+# rearranges the MCP Inspector's dependencies (and the other way round).
+MCP_USE_INSPECTOR = (
+    NODE_DIR / "mcp-use" / "node_modules" / "@mcp-use" / "inspector" / "dist" / "cli.js"
+)
 FAST_AGENT_VENV = Path(
     os.environ.get("ELICITKIT_FAST_AGENT_VENV", ROOT / ".ci" / "fast-agent-venv")
 )
@@ -64,6 +69,21 @@ def require_inspector() -> Path:
     except ImportError:
         missing("Playwright for Python (the dev extra 'playwright')")
     return INSPECTOR
+
+
+def require_mcp_use_inspector() -> Path:
+    """Return the mcp-use Inspector's launcher, after checking Node 22, Chromium, Playwright."""
+    if not MCP_USE_INSPECTOR.exists() or not (NODE_BIN / "node").exists():
+        missing(
+            f"The mcp-use Inspector (expected at {MCP_USE_INSPECTOR}, with Node 22 in {NODE_BIN})"
+        )
+    if not CHROMIUM.exists():
+        missing(f"Chromium (expected at {CHROMIUM}, Debian package 'chromium')")
+    try:
+        import playwright  # noqa: F401, PLC0415
+    except ImportError:
+        missing("Playwright for Python (the dev extra 'playwright')")
+    return MCP_USE_INSPECTOR
 
 
 def require_fast_agent() -> Path:

@@ -9,7 +9,7 @@ fastmcp's ``FastMCP`` (``fastmcp``). A real client must see the same forms and g
 results from both. (A command-line argument, not an environment variable: the Inspector
 passes only a few variables of its own environment to the servers it starts.)
 
-    python tests/interop/server.py [mcp|fastmcp]
+    python tests/interop/server.py [mcp|fastmcp] [--http PORT]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from annotated_types import Gt, Le, MaxLen, MinLen
 from mcp.server.mcpserver import MCPServer
 
 from elicitkit import FormField, InvalidContent, ask, form, install
+from elicitkit.url import ask_url
 
 
 class Cabin(Enum):
@@ -122,7 +123,33 @@ async def tip() -> str:
     return f"TIP {answer.unwrap()}"
 
 
-TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (plan_stay, preferences, yes_or_no, tip)
+async def stay_reasked() -> str:
+    """Ask for a stay, and ask again once with the problems spelled out if it does not fit."""
+    try:
+        answer = await ask(Stay, retries=1)
+    except InvalidContent as problem:
+        return "INVALID " + " | ".join(str(error) for error in problem.errors)
+    if not answer.is_accepted():
+        return f"NO STAY: {answer.action}"
+    stay = answer.unwrap()
+    return f"STAY guest={stay.guest} nights={stay.nights} day={stay.day.isoformat()}"
+
+
+async def open_link() -> str:
+    """Send the person to a page (URL mode); the consent is taken as done."""
+    answer = await ask_url("Sign in at the bank to link your account.", LINK)
+    return f"LINK {answer.action}"
+
+
+LINK = "https://bank.example/authorize"
+TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (
+    plan_stay,
+    preferences,
+    yes_or_no,
+    tip,
+    stay_reasked,
+    open_link,
+)
 # fastmcp gives every tool a title (its name in title case) and clients show the title
 # rather than the name: explicit titles make both flavours list the same tools.
 TITLES = {
@@ -130,6 +157,8 @@ TITLES = {
     "preferences": "Preferences",
     "yes_or_no": "Yes or no",
     "tip": "Tip",
+    "stay_reasked": "Plan a stay, asked again if need be",
+    "open_link": "Open a link",
 }
 FLAVOURS = ("mcp", "fastmcp")
 
@@ -151,10 +180,20 @@ def build(flavour: str) -> Any:
 
 
 def main(argv: list[str]) -> None:
-    """Run the server of the flavour named in ARGV (default ``mcp``) on stdio."""
+    """Run the server of the flavour named in ARGV (default ``mcp``) on stdio.
+
+    ``--http PORT`` after the flavour serves streamable HTTP on 127.0.0.1:PORT at ``/mcp``
+    instead, for clients that speak only HTTP (the mcp-use Inspector).
+    """
     flavour = argv[0] if argv else "mcp"
     server = build(flavour)
-    if flavour == "fastmcp":
+    if argv[1:2] == ["--http"]:
+        port = int(argv[2])
+        if flavour == "fastmcp":
+            server.run("http", host="127.0.0.1", port=port, path="/mcp", show_banner=False)
+        else:
+            server.run("streamable-http", host="127.0.0.1", port=port)
+    elif flavour == "fastmcp":
         server.run("stdio", show_banner=False)  # the banner is noise in the clients' logs
     else:
         server.run("stdio")
