@@ -321,8 +321,8 @@ async def test_task_requests_without_the_extension_get_32021() -> None:
             "tasks/get",
             "no-such-task",
             {},
-            "tasks/get failed: task not found (it never existed, has expired, or belongs "
-            "to another caller).",
+            "tasks/get failed: task not found (it never existed, has expired, was lost by "
+            "the server's task store, or belongs to another caller).",
             id="unknown",
         ),
         pytest.param(
