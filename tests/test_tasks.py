@@ -72,8 +72,11 @@ def build(
     work: float = 0.0,
     required: bool = False,
     tasks: TaskStore | None = None,
+    server: Any = None,
 ) -> Any:
-    if tasks is None:
+    if server is not None:  # one built with settings of its own (auth, say)
+        install(server)
+    elif tasks is None:
         server = new_server(sdk, "tasks")
     else:
         server = install(MCPServer("tasks") if sdk == "mcp" else FastMCP("tasks"), tasks=tasks)
