@@ -122,6 +122,8 @@ class RedisTaskStore:
         # The last version of each task this process read, so `wait` can tell a change
         # that landed between that read and its subscription (bounded: one per task seen).
         self._seen: dict[str, float] = {}
+        # Every poll reads through this script: by its digest (EVALSHA), not its text.
+        self._read_script: Any = client.register_script(_READ)
 
     async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
         """See `elicitkit.stores.TaskStore.create`."""
@@ -151,8 +153,8 @@ class RedisTaskStore:
 
     async def _read(self, task_id: str, lease_ms: int) -> TaskRecord | None:
         with anyio.fail_after(self.timeout):
-            found = await self._redis.eval(
-                _READ, 2, self._key(task_id), self._lease_key(task_id), lease_ms
+            found = await self._read_script(
+                keys=[self._key(task_id), self._lease_key(task_id)], args=[lease_ms]
             )
             if not found:
                 return None
