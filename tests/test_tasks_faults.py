@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPError
 from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
+from elicitkit._replay import redis_tasks
 from elicitkit._replay.once import FORGOTTEN
 from elicitkit._replay.redis_tasks import RedisTaskStore
 from elicitkit._replay.tasks import WORKER_LOST, TaskRecord
@@ -153,6 +154,43 @@ async def test_the_body_ending_after_its_task_was_failed_changes_nothing(
     later = await body.get(record.task_id, None)
     assert later is not None
     assert later.status == "failed"
+
+
+async def test_the_body_ending_while_its_task_is_judged_lost_stands(
+    redis_client: Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body's end lands between the judgement's WATCH and EXEC: the judgement yields."""
+    prefix = f"test:{secrets.token_hex(4)}:"
+    judge = _engine(redis_client, prefix)
+    record = await judge.create(dialogue=None, principal=None, message=None)
+    await anyio.sleep(0.3)  # the lease lapses (the body's worker stalled), then it ends
+    judged: list[str] = []
+
+    def end_now() -> None:
+        async def finish() -> None:
+            client = Redis.from_url(redis_url)
+            try:
+                await _engine(client, prefix).finish(record.task_id, result={"content": []})
+            finally:
+                await client.aclose()
+
+        thread = threading.Thread(target=lambda: asyncio.run(finish()))
+        thread.start()
+        thread.join()
+
+    real = redis_tasks.lose_worker
+
+    def lose_worker(found: TaskRecord) -> None:  # called after WATCH, before MULTI
+        judged.append(found.status)
+        if len(judged) == 1:
+            end_now()
+        real(found)
+
+    monkeypatch.setattr(redis_tasks, "lose_worker", lose_worker)
+    found = await judge.get(record.task_id, None)
+    assert judged == ["working"]  # judged once; redone on the fresh record, terminal
+    assert found is not None
+    assert (found.status, found.result, found.error) == ("completed", {"content": []}, None)
 
 
 async def test_a_task_that_completed_is_never_judged_lost(redis_client: Redis) -> None:

@@ -383,6 +383,11 @@ class TaskEngine:
                 await anyio.sleep(min(renew_every, 0.5))
                 continue
             if record is None:
+                logger.warning(
+                    "elicitkit stopped task %s: its record is gone (it expired, or the task "
+                    "store lost it, e.g. a Redis restarted empty)",
+                    task_id,
+                )
                 cancel.cancel()
                 return "gone"
             if record.terminal or record.cancel:
