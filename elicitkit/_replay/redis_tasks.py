@@ -88,7 +88,7 @@ class RedisTaskStore:
     Attributes:
         ttl: Seconds a task's record lives from its creation (``None``: unlimited).
         lease: Seconds a worker holds a running task without renewing it: how soon a dead
-            worker's task is reported ``failed``.
+            worker's task is reported ``failed`` (timed by Redis, not by the workers).
         poll: Seconds suggested to clients between two polls.
         timeout: Seconds one Redis call may take.
     """
