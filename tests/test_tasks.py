@@ -72,8 +72,11 @@ def build(
     work: float = 0.0,
     required: bool = False,
     tasks: TaskStore | None = None,
+    server: Any = None,
 ) -> Any:
-    if tasks is None:
+    if server is not None:  # one built with settings of its own (auth, say)
+        install(server)
+    elif tasks is None:
         server = new_server(sdk, "tasks")
     else:
         server = install(MCPServer("tasks") if sdk == "mcp" else FastMCP("tasks"), tasks=tasks)
@@ -321,8 +324,8 @@ async def test_task_requests_without_the_extension_get_32021() -> None:
             "tasks/get",
             "no-such-task",
             {},
-            "tasks/get failed: task not found (it never existed, has expired, or belongs "
-            "to another caller).",
+            "tasks/get failed: task not found (it never existed, has expired, was lost by "
+            "the server's task store, or belongs to another caller).",
             id="unknown",
         ),
         pytest.param(
@@ -538,3 +541,47 @@ async def test_an_unanswered_in_task_question_times_out_and_is_withdrawn() -> No
         await update_task(client, created.task_id, {"how_many": accept(copies=1).model_dump()})
     assert done["result"]["content"][0]["text"] == timed_out(0.3)
     assert "inputRequests" not in done
+
+
+def _failing(sdk: str) -> Any:
+    """A server whose ``job`` goes async, then fails as ``how`` says."""
+    server = new_server(sdk, "failing")
+
+    @server.tool()
+    async def job(how: str) -> str:
+        """Go async, then fail: a JSON-RPC error, or an exception of the tool's own."""
+        await go_async("Running the job")
+        if how == "protocol":
+            raise MCPError(code=-32001, message="The job's backend is unavailable.")
+        raise ValueError("no rows to process")
+
+    return server
+
+
+async def _job(client: Client, how: str) -> dict[str, Any]:
+    created = await client.session.call_tool(
+        "job", {"how": how}, allow_input_required=True, allow_claimed=True
+    )
+    assert isinstance(created, CreatedTask), created
+    return await until(client, created.task_id, "completed", "failed", "cancelled")
+
+
+async def test_a_protocol_error_in_a_task_ends_it_failed_with_that_error(sdk: str) -> None:
+    """On fastmcp too: fastmcp makes an ``MCPError`` a tool error, which read ``completed``."""
+    async with tasks_client(in_memory(_failing(sdk))) as client:
+        ended = await _job(client, "protocol")
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32001, "message": "The job's backend is unavailable."}
+    assert ended["statusMessage"] == "The job's backend is unavailable."
+
+
+async def test_a_tool_error_in_a_task_ends_it_completed_with_is_error(sdk: str) -> None:
+    async with tasks_client(in_memory(_failing(sdk))) as client:
+        ended = await _job(client, "tool")
+    assert ended["status"] == "completed"
+    assert ended["result"]["isError"] is True
+    assert ended["result"]["content"][0]["text"] == (
+        "Error executing tool job"
+        if sdk == "mcp"
+        else "Error calling tool 'job': no rows to process"
+    )

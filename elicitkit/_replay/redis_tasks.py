@@ -10,14 +10,24 @@ Install with ``pip install "elicitkit[redis]"``::
 Any worker answers ``tasks/get``, ``tasks/update`` and ``tasks/cancel``: each reads or
 changes the record in Redis, and a change is published on the task's channel, which wakes
 the worker running the body wherever it is (an answer for its question, a cancellation).
-No sticky routing is needed. A worker that dies stops renewing its task's lease, and the
-next ``tasks/get`` reports the task ``failed`` within the lease (10 s by default).
+No sticky routing is needed.
+
+Leases are timed by Redis, never by a worker's clock (workers' clocks disagree): the lease
+is a key of its own, ``l:<task id>``, set with a ``PX`` time to live when the task is
+created and renewed by the body's worker (``SET XX PX``, which cannot revive a lapsed
+one). A task whose lease key is gone while the task is not terminal lost its worker: the
+first worker to read it (``tasks/get`` anywhere, or the body's worker renewing) marks it
+``failed`` in an optimistic transaction watching the record and the lease, so the judgement
+and the body's own end are ordered: whichever lands first stands, the other changes
+nothing. The body's worker that finds its task failed, or cannot renew its lease within
+the lease, stops the body.
 
 Keys, under ``prefix``: ``t:<task id>`` holds the record (JSON), ``d:<dialogue>`` the id of
-the task a dialogue went on as; both expire when the task's ``ttlMs`` ends. Changes are
-optimistic transactions (``WATCH``/``MULTI``): a change that raced another is redone on the
-fresh record. Every call has a timeout (``timeout``): a Redis that does not answer fails
-the request, never hangs it.
+the task a dialogue went on as, ``l:<task id>`` the lease; the first two expire ``ttlMs``
+after the task's creation (a relative ``PX``: no worker's clock). Changes are optimistic
+transactions (``WATCH``/``MULTI``): a change that raced another is redone on the fresh
+record. Every call has a timeout (``timeout``): a Redis that does not answer fails the
+request, never hangs it.
 """
 
 from __future__ import annotations
@@ -31,11 +41,11 @@ import anyio
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from elicitkit._replay.tasks import TaskRecord
+from elicitkit._replay.tasks import TaskRecord, lose_worker
 
-# ARGV: record JSON, task id, expiry (ms since the epoch, or 0), prefix. KEYS: record key,
-# dialogue key (or the record key again when there is no dialogue). Returns the dialogue's
-# existing record, or false when this one was stored.
+# ARGV: record JSON, task id, time to live (ms, or 0: none), prefix, lease (ms). KEYS:
+# record key, dialogue key (or the record key again when there is no dialogue), lease key.
+# Returns the dialogue's existing record, or false when this one was stored.
 _CREATE = """
 if KEYS[2] ~= KEYS[1] then
   local existing = redis.call('GET', KEYS[2])
@@ -45,13 +55,28 @@ if KEYS[2] ~= KEYS[1] then
   end
 end
 if tonumber(ARGV[3]) > 0 then
-  redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[3])
-  if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], ARGV[2], 'PXAT', ARGV[3]) end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+  if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
 else
   redis.call('SET', KEYS[1], ARGV[1])
   if KEYS[2] ~= KEYS[1] then redis.call('SET', KEYS[2], ARGV[2]) end
 end
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[5])
 return false
+"""
+# KEYS: record key, lease key. ARGV: the lease to grant (ms), or 0 to only read. Returns
+# {record, whether the lease is held} (false when there is no record): one round trip.
+_READ = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local held
+if tonumber(ARGV[1]) > 0 then
+  held = redis.call('SET', KEYS[2], '1', 'XX', 'PX', ARGV[1])
+else
+  held = redis.call('EXISTS', KEYS[2]) == 1
+end
+if held then return {raw, 1} end
+return {raw, 0}
 """
 # A change that keeps losing its race this often is refused rather than retried for ever.
 _MAX_ATTEMPTS = 50
@@ -63,7 +88,7 @@ class RedisTaskStore:
     Attributes:
         ttl: Seconds a task's record lives from its creation (``None``: unlimited).
         lease: Seconds a worker holds a running task without renewing it: how soon a dead
-            worker's task is reported ``failed``.
+            worker's task is reported ``failed`` (timed by Redis, not by the workers).
         poll: Seconds suggested to clients between two polls.
         timeout: Seconds one Redis call may take.
     """
@@ -97,33 +122,77 @@ class RedisTaskStore:
         # The last version of each task this process read, so `wait` can tell a change
         # that landed between that read and its subscription (bounded: one per task seen).
         self._seen: dict[str, float] = {}
+        # Every poll reads through this script: by its digest (EVALSHA), not its text.
+        self._read_script: Any = client.register_script(_READ)
 
     async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
         """See `elicitkit.stores.TaskStore.create`."""
         key = self._key(record.task_id)
-        ends = record.expires_at()
         with anyio.fail_after(self.timeout):
             found = await self._redis.eval(
                 _CREATE,
-                2,
+                3,
                 key,
                 key if dialogue is None else self._prefix + "d:" + dialogue,
+                self._lease_key(record.task_id),
                 _dumps(record),
                 record.task_id,
-                0 if ends is None else round(ends * 1000),
+                record.ttl_ms or 0,
                 self._prefix,
+                _ms(self.lease),
             )
         return record if found is None else _loads(found)
 
     async def get(self, task_id: str) -> TaskRecord | None:
-        """See `elicitkit.stores.TaskStore.get`."""
+        """See `elicitkit.stores.TaskStore.get`: a task whose lease lapsed is ``failed``."""
+        return await self._read(task_id, 0)
+
+    async def renew(self, task_id: str, seconds: float) -> TaskRecord | None:
+        """See `elicitkit._replay.tasks.LeasingTaskStore.renew`."""
+        return await self._read(task_id, _ms(seconds))
+
+    async def _read(self, task_id: str, lease_ms: int) -> TaskRecord | None:
         with anyio.fail_after(self.timeout):
-            raw = await self._redis.get(self._key(task_id))
-        if raw is None:
-            return None
-        record = _loads(raw)
+            found = await self._read_script(
+                keys=[self._key(task_id), self._lease_key(task_id)], args=[lease_ms]
+            )
+            if not found:
+                return None
+            raw, held = found
+            record = _loads(raw)
+            if not held and not record.terminal:
+                return await self._lost(task_id)
         self._saw(record)
         return record
+
+    async def _lost(self, task_id: str) -> TaskRecord | None:
+        """Mark the task ``failed``: its lease lapsed (checked again under ``WATCH``)."""
+        key, lease = self._key(task_id), self._lease_key(task_id)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            for _ in range(_MAX_ATTEMPTS):
+                try:
+                    # Watching the lease too: a renewal landing now aborts the judgement.
+                    await pipe.watch(key, lease)
+                    raw = await pipe.get(key)
+                    if raw is None:
+                        return None
+                    record = _loads(raw)
+                    if record.terminal or await pipe.exists(lease):
+                        await pipe.reset()
+                    else:
+                        lose_worker(record)
+                        record.updated_at = time.time()
+                        pipe.multi()
+                        pipe.set(key, _dumps(record), keepttl=True)
+                        pipe.publish(self._channel(task_id), "1")
+                        await pipe.execute()
+                except WatchError:
+                    continue  # the body ended, or renewed, first: judge the fresh record
+                self._saw(record)
+                return record
+        raise RuntimeError(
+            f"Task {task_id} changed {_MAX_ATTEMPTS} times while elicitkit read its lease."
+        )
 
     async def change(
         self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
@@ -186,8 +255,15 @@ class RedisTaskStore:
     def _key(self, task_id: str) -> str:
         return self._prefix + "t:" + task_id
 
+    def _lease_key(self, task_id: str) -> str:
+        return self._prefix + "l:" + task_id
+
     def _channel(self, task_id: str) -> str:
         return self._prefix + "c:" + task_id
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
 
 
 def _dumps(record: TaskRecord) -> str:

@@ -13,7 +13,9 @@ record, in a `TaskStore` every worker shares, and nothing in the worker's memory
 * a cancellation request (``cancel``), which the body's worker acts on;
 * the body's lease (``lease_until``), renewed by its worker while the body runs: a lease
   that lapsed on a task that is not terminal means the worker died, and the task is
-  reported ``failed`` with a message saying so (`WORKER_LOST`).
+  reported ``failed`` with a message saying so (`WORKER_LOST`). A store shared by several
+  processes keeps the lease by its own clock instead (`LeasingTaskStore`), so that no
+  worker's clock decides whether another worker is alive.
 
 A store changes a record only through `TaskStore.change`, atomically, and wakes whoever
 waits on it (`TaskStore.wait`): the body's worker waiting for an answer or a cancel.
@@ -27,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 
@@ -184,6 +186,43 @@ class TaskStore(Protocol):
     async def wait(self, task_id: str, seconds: float) -> None:
         """Return when the record changes, or after ``seconds`` at most."""
         ...
+
+
+@runtime_checkable
+class LeasingTaskStore(TaskStore, Protocol):
+    """A `TaskStore` that keeps each running task's lease by its own clock.
+
+    Several workers' clocks disagree: one running ahead would judge a live worker's lease
+    lapsed, one running behind would keep a dead worker's task ``working``. A store
+    shared by workers therefore times leases itself (a key that expires, say), and:
+
+    * `create` grants the new task's first lease;
+    * `get` (and so every request and the body's worker) reports a task whose lease
+      lapsed, and that is not terminal, as ``failed`` (`WORKER_LOST`), atomically with
+      respect to `change`: a task never goes ``completed`` after it was reported
+      ``failed``, nor the reverse;
+    * `renew` extends a lease that has not lapsed.
+
+    ``lease_until`` is then informative only.
+    """
+
+    async def renew(self, task_id: str, seconds: float) -> TaskRecord | None:
+        """Extend the task's lease to ``seconds`` from now, by the store's clock.
+
+        Returns the record; a task whose lease had already lapsed is not renewed but
+        reported ``failed`` (`WORKER_LOST`), so its worker stops the body. ``None`` if
+        there is no record.
+        """
+        ...
+
+
+def lose_worker(record: TaskRecord) -> None:
+    """Mark ``record`` ``failed`` because its worker's lease lapsed (`WORKER_LOST`)."""
+    record.status = "failed"
+    record.error = {"code": INTERNAL_ERROR, "message": WORKER_LOST}
+    record.message = WORKER_LOST
+    record.questions.clear()
+    record.answers.clear()
 
 
 class MemoryTaskStore:

@@ -38,8 +38,10 @@ from elicitkit._replay.tasks import (
     INTERNAL_ERROR,
     TASKS_EXTENSION,
     WORKER_LOST,
+    LeasingTaskStore,
     TaskRecord,
     TaskStore,
+    lose_worker,
     wire_task,
 )
 from elicitkit._runtime.context import (
@@ -192,12 +194,16 @@ class TaskEngine:
         """The task as its caller may see it, or ``None`` (unknown, expired, or another's).
 
         A task that is not terminal and whose lease lapsed lost its worker: it is marked
-        ``failed`` (`WORKER_LOST`) first.
+        ``failed`` (`WORKER_LOST`) first (by a `LeasingTaskStore` itself, on its clock).
         """
         record = await self.store.get(task_id)
         if record is None or not _same_principal(record, principal):
             return None
-        if not record.terminal and record.lease_until < time.time():
+        if (
+            not isinstance(self.store, LeasingTaskStore)
+            and not record.terminal
+            and record.lease_until < time.time()
+        ):
             record = await self.store.change(task_id, _lost_worker)
         return record
 
@@ -320,30 +326,78 @@ class TaskEngine:
 
         await self.store.change(task_id, end)
 
-    async def hold(self, task_id: str, cancel: anyio.CancelScope) -> None:
+    async def hold(self, task_id: str, cancel: anyio.CancelScope) -> str:
         """While the body runs: renew its lease, and cancel it when the client asks.
 
-        Runs until cancelled. A record that is gone cancels the body as well.
+        Runs until it cancels the body, and returns why: ``"cancel"`` (the client asked),
+        ``"ended"`` (the task is terminal already: its lease lapsed and it was reported
+        ``failed``, say), ``"gone"`` (its record is gone) or ``"lost"`` (the store did not
+        answer for a whole lease, so the task may be judged lost any moment: the body
+        stops rather than run on unseen).
         """
+        leasing = self.store if isinstance(self.store, LeasingTaskStore) else None
 
         def renew(record: TaskRecord) -> bool:
             record.lease_until = time.time() + self.lease
             return True
 
         renew_every = self.lease / 3
-        renewed = time.monotonic()
+        # The store granted the first lease at creation, just before the holder started.
+        held_since = renewed = time.monotonic()
         while True:
-            record = await self.store.get(task_id)
-            if record is None or record.cancel or record.terminal:
+            try:
+                if leasing is not None and time.monotonic() - renewed >= renew_every:
+                    # Read before asking: the store's lease starts after this moment, so
+                    # the body stops (below) no later than the store judges it lost.
+                    asked = time.monotonic()
+                    # No longer than the lease it still holds: a store that hangs past
+                    # it stops the body in time (below).
+                    with anyio.fail_after(max(0.001, held_since + self.lease - asked)):
+                        record = await leasing.renew(task_id, self.lease)
+                    held_since = renewed = asked
+                else:
+                    record = await self.store.get(task_id)
+                    if leasing is None and (
+                        time.monotonic() - renewed >= renew_every
+                        or (
+                            record is not None
+                            and record.lease_until - time.time() < renew_every * 2
+                        )
+                    ):
+                        await self.store.change(task_id, renew, wake=False)  # nobody's news
+                        renewed = time.monotonic()
+                    held_since = renewed if leasing is not None else time.monotonic()
+            except Exception as error:  # noqa: BLE001  (a store that fails: retried below)
+                record = None
+                if time.monotonic() - held_since >= self.lease:
+                    logger.error(  # noqa: TRY400  (one line per task)
+                        "elicitkit stopped task %s: its store (%s) did not renew its lease "
+                        "for %s s (%s)",
+                        task_id,
+                        type(self.store).__name__,
+                        self.lease,
+                        error,
+                    )
+                    cancel.cancel()
+                    return "lost"
+                await anyio.sleep(min(renew_every, 0.5))
+                continue
+            if record is None:
+                logger.warning(
+                    "elicitkit stopped task %s: its record is gone (it expired, or the task "
+                    "store lost it, e.g. a Redis restarted empty)",
+                    task_id,
+                )
                 cancel.cancel()
-                return
-            if (
-                time.monotonic() - renewed >= renew_every
-                or record.lease_until - time.time() < renew_every * 2
-            ):
-                await self.store.change(task_id, renew, wake=False)  # kept, nobody's news
-                renewed = time.monotonic()
-            await self.store.wait(task_id, renew_every)
+                return "gone"
+            if record.terminal or record.cancel:
+                cancel.cancel()
+                return "ended" if record.terminal else "cancel"
+            try:
+                with anyio.move_on_after(renew_every):  # the store's own timeout may be longer
+                    await self.store.wait(task_id, renew_every)
+            except Exception:  # noqa: BLE001  (the next renewal finds the store out)
+                await anyio.sleep(min(renew_every, 0.5))
 
 
 def _same_principal(record: TaskRecord, principal: str | None) -> bool:
@@ -355,10 +409,7 @@ def _same_principal(record: TaskRecord, principal: str | None) -> bool:
 def _lost_worker(record: TaskRecord) -> bool:
     if record.terminal or record.lease_until >= time.time():
         return False
-    record.status = "failed"
-    record.error = {"code": INTERNAL_ERROR, "message": WORKER_LOST}
-    record.message = WORKER_LOST
-    record.questions.clear()
+    lose_worker(record)
     return True
 
 
@@ -466,7 +517,7 @@ class Detachable(Generic[R]):
         self._failure: BaseException | None = None
         self._task_id: str | None = None
         self._creating = False
-        self._holder: asyncio.Task[None] | None = None
+        self._holder: asyncio.Task[str] | None = None
         self._scope = anyio.CancelScope()
 
     async def detach(self, run: ToolRun, message: str | None) -> None:
@@ -546,6 +597,17 @@ class Detachable(Generic[R]):
         _HOLDERS.add(holder)
         holder.add_done_callback(_HOLDERS.discard)
 
+    def _lost_lease(self) -> bool:
+        """Whether the lease's holder stopped the body because its store did not answer."""
+        holder = self._holder
+        return (
+            holder is not None
+            and holder.done()
+            and not holder.cancelled()
+            and holder.exception() is None
+            and holder.result() == "lost"
+        )
+
     async def _ended(self, value: tuple[R] | None, error: BaseException | None) -> None:
         task_id = self._task_id
         if task_id is None:  # not a task: the round's own outcome
@@ -561,6 +623,11 @@ class Detachable(Generic[R]):
             try:
                 if value is not None:
                     await self._engine.finish(task_id, result=self._result_json(value[0]))
+                elif error is None and self._lost_lease():
+                    # Its store stopped answering: the task is failed, as a lost worker's.
+                    await self._engine.finish(
+                        task_id, error={"code": INTERNAL_ERROR, "message": WORKER_LOST}
+                    )
                 elif error is None:
                     await self._engine.finish(task_id, cancelled=True)
                 else:
@@ -603,4 +670,4 @@ def _unwrapped(error: BaseException) -> BaseException:
 # Background bodies and lease holders: referenced until done, or the event loop may collect
 # them mid-run.
 _RUNNING: set[asyncio.Task[None]] = set()
-_HOLDERS: set[asyncio.Task[None]] = set()
+_HOLDERS: set[asyncio.Task[str]] = set()

@@ -148,7 +148,7 @@ def _not_found(method: str) -> MCPError:
     return MCPError(
         code=types.INVALID_PARAMS,
         message=(
-            f"{method} failed: task not found (it never existed, has expired, or belongs "
-            "to another caller)."
+            f"{method} failed: task not found (it never existed, has expired, was lost by "
+            "the server's task store, or belongs to another caller)."
         ),
     )

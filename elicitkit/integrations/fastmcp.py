@@ -148,13 +148,30 @@ def _refuse_other_tasks(server: FastMCP[Any]) -> None:
         )
 
 
+def _protocol_error_in_task(error: ToolError) -> MCPError | None:
+    """The ``MCPError`` a tool running as a task raised, which fastmcp made ``error``.
+
+    fastmcp turns an ``MCPError`` raised in a tool into a tool error (``isError``), on
+    purpose: in a call, that is its way. A task tells the two apart on the wire, though
+    (``completed`` with ``isError``, or ``failed`` with the JSON-RPC error), and the body
+    meant the latter. Outside a task, or for any other exception: ``None``.
+    """
+    run = current_run.get(None)
+    cause = error.__cause__
+    if run is None or not run.in_task or not isinstance(cause, MCPError):
+        return None
+    return cause
+
+
 class _Passage(Middleware):
     """elicitkit's fastmcp middleware: what the SDK-layer middleware cannot do from outside.
 
     * It sends `require_url`'s -32042 error on as that JSON-RPC error. The error reaches it
       as a fastmcp ``ToolError``, which fastmcp would turn into a tool result with the
       error's text; raised as a plain ``MCPError`` instead, it passes fastmcp's handler and
-      the SDK sends it as -32042. Every other error is left as fastmcp made it.
+      the SDK sends it as -32042. Likewise an ``MCPError`` a tool raised after
+      ``go_async()``: the task ends ``failed`` with it. Every other error is left as
+      fastmcp made it.
     * A request that reaches this server's handlers without elicitkit's SDK-layer
       middleware came through a server that mounts this one and that elicitkit is not
       installed on: it notes that, so ``ask()`` says so instead of "not installed".
@@ -179,6 +196,14 @@ class _Passage(Middleware):
                 return await call_next(context)
             except UrlRequired as error:
                 raise MCPError.from_error_data(error.error) from None
+            except ToolError as error:
+                protocol = _protocol_error_in_task(error)
+                if protocol is None:
+                    raise
+                # Raised on, it passes fastmcp's handler to elicitkit's task runner, which
+                # records it as the task's error: the task ends failed, as the extension
+                # says of a JSON-RPC error, not completed with a tool error.
+                raise protocol from None
 
     async def on_get_prompt(
         self,

@@ -9,12 +9,19 @@ Both workers share the sealing key, the dialogue store (``ELICITKIT_REDIS_URL``,
 ``install()``) and a `RedisTaskStore` under ``TASKS_PREFIX`` with a one-second lease, so a
 killed worker's task is found within about a second. The ``render`` tool asks a name, goes
 async, works ``seconds``, asks how many copies, and reports which worker ran the task.
+
+For the fault tests (tests/test_tasks_faults.py): ``TEST_CLOCK_OFFSET`` (seconds) sets this
+worker's clock off by that much (``time.time``, which every wall-clock reading goes
+through); ``TEST_STORE_TIMEOUT`` shortens the task store's timeout; with
+``EFFECTS_REDIS_URL`` the body counts its starts (after ``go_async()``) and its ends (any
+way it leaves: finished, cancelled) under ``effects:<title>:started`` / ``:stopped``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +31,11 @@ from redis.asyncio import Redis
 
 from elicitkit import ask, go_async, install
 from elicitkit.stores import RedisTaskStore
+
+if "TEST_CLOCK_OFFSET" in os.environ:
+    _offset = float(os.environ["TEST_CLOCK_OFFSET"])
+    _true_time = time.time
+    time.time = lambda: _true_time() + _offset
 
 SDK = sys.argv[2] if len(sys.argv) > 2 else "mcp"
 # Every worker has the same name: it is the audience sealed into requestState.
@@ -39,8 +51,10 @@ install(
         prefix=os.environ["TASKS_PREFIX"],
         lease=1.0,
         poll=0.05,
+        timeout=float(os.environ.get("TEST_STORE_TIMEOUT", "3")),
     ),
 )
+EFFECTS = os.environ.get("EFFECTS_REDIS_URL")
 
 
 @dataclass
@@ -58,7 +72,16 @@ async def render(title: str, seconds: float) -> str:
     """Ask, go async, work, ask again, and say which worker ran the task."""
     who = await ask(Name, "Who is the report for?", key="who")
     await go_async("Rendering")
-    await anyio.sleep(seconds)
+    effects = None if EFFECTS is None else Redis.from_url(EFFECTS)
+    try:
+        if effects is not None:
+            await effects.incr(f"effects:{title}:started")
+        await anyio.sleep(seconds)
+    finally:
+        if effects is not None:
+            with anyio.CancelScope(shield=True):
+                await effects.incr(f"effects:{title}:stopped")
+                await effects.aclose()
     copies = await ask(Copies, "How many copies?", key="copies")
     name = who.content.name if who.content else "nobody"
     number = copies.content.copies if copies.content else 0

@@ -1,0 +1,110 @@
+"""Tasks bound to the authenticated caller, end to end: the official SDK's bearer auth.
+
+An ``MCPServer`` with a token verifier and auth settings, served by uvicorn on loopback
+over streamable HTTP; two principals (two bearer tokens, two subjects) with the official
+client. A task is its creator's alone: another principal's ``tasks/get``, ``tasks/update``
+and ``tasks/cancel`` on its id are refused with the extension's "not found", word for word
+what an id that never existed gets, and change nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from elicitkit.testing._task_wire import TasksExtension, cancel_task, get_task, update_task
+from tests.loopback import serving
+from tests.mrtr import accept, never_called
+from tests.test_tasks import Counts, build, start_task, until
+
+pytestmark = pytest.mark.anyio
+
+TOKENS = {"token-ada": "ada", "token-bob": "bob"}
+
+
+class Verifier:
+    """Two fixed bearer tokens, each for its own subject, of one OAuth client."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        subject = TOKENS.get(token)
+        if subject is None:
+            return None
+        return AccessToken(token=token, client_id="reports", scopes=[], subject=subject)
+
+
+def not_found(method: str) -> tuple[int, str]:
+    message = (
+        f"{method} failed: task not found (it never existed, has expired, was lost by the "
+        "server's task store, or belongs to another caller)."
+    )
+    return -32602, message
+
+
+@asynccontextmanager
+async def as_principal(base: str, token: str) -> AsyncIterator[Client]:
+    async with (
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(
+            streamable_http_client(f"{base}/mcp", http_client=http),
+            elicitation_callback=never_called,
+            extensions=[TasksExtension()],
+        ) as client,
+    ):
+        yield client
+
+
+async def _refusal(request: Awaitable[object]) -> tuple[int, str]:
+    with pytest.raises(MCPError) as raised:
+        await request
+    return raised.value.error.code, raised.value.error.message
+
+
+async def test_another_principal_cannot_see_answer_or_cancel_a_task() -> None:
+    counts = Counts()
+    server = MCPServer(
+        "tasks",
+        token_verifier=Verifier(),
+        auth=AuthSettings(
+            issuer_url="https://auth.example",
+            resource_server_url="http://127.0.0.1/mcp",
+            validate_token_resource=False,
+        ),
+    )
+    build("mcp", counts, server=server)
+    async with (
+        serving(server.streamable_http_app()) as base,
+        as_principal(base, "token-ada") as ada,
+        as_principal(base, "token-bob") as bob,
+    ):
+        created, _ = await start_task(ada)
+        task_id = created.task_id
+        asking = await until(ada, task_id, "input_required")
+        refusals = [
+            await _refusal(get_task(bob, task_id)),
+            await _refusal(update_task(bob, task_id, {"copies": accept(copies=9).model_dump()})),
+            await _refusal(cancel_task(bob, task_id)),
+        ]
+        never = await _refusal(get_task(bob, "no-such-task"))
+        # Bob changed nothing: the question is still Ada's to answer, and she does.
+        still = await get_task(ada, task_id)
+        await update_task(ada, task_id, {"copies": accept(copies=2).model_dump()})
+        done = await until(ada, task_id, "completed")
+    assert list(asking["inputRequests"]) == ["copies"]
+    assert refusals == [
+        not_found("tasks/get"),
+        not_found("tasks/update"),
+        not_found("tasks/cancel"),
+    ]
+    assert never == not_found("tasks/get")  # told apart from no task at all: never
+    assert (still["status"], list(still["inputRequests"])) == ("input_required", ["copies"])
+    assert done["result"]["content"][0]["text"] == "Q3 for Ada: 2 copies (task)."
+    assert (counts.after_go_async, counts.finished, counts.cancelled) == (1, 1, 0)
