@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import anyio
 import mcp_types as types
+import pydantic
 import pytest
 from annotated_types import Ge, Le, MinLen
 from fastmcp import FastMCP
@@ -183,8 +184,11 @@ async def test_listing_answer_and_at_most_once(sdk: str, era: str) -> None:
         assert "answer_form" in names
         first = await client.call_tool("ship", {"item": "lamp"})
         listing = structured(first)
-        # ship declares an output schema (-> str), so the listing comes as a tool error.
-        assert first.is_error
+        # ship declares an output schema (-> str, wrapped as {"result": string}) that admits
+        # the listing with its text under result: a normal result, which the official client
+        # checked against that schema before handing it over.
+        assert not first.is_error
+        assert listing["result"] == text_of(first)
         assert listing["status"] == "input_required"
         assert listing["tool"] == "ship"
         assert listing["answer_tool"] == "answer_form"
@@ -530,6 +534,89 @@ async def test_model_answers_are_logged_as_such(sdk: str, caplog: pytest.LogCapt
     ]
 
 
+class Receipt(pydantic.BaseModel):
+    """A strict output: required fields, nothing else allowed."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+    number: int
+
+
+def make_typed_server(sdk: str) -> Any:
+    """Tools whose output schemas do (``-> str``) or do not (the others) admit a listing."""
+    server: Any = MCPServer("typed") if sdk == "mcp" else FastMCP("typed")
+
+    @server.tool()
+    async def label(item: str) -> str:
+        return f"{item} to {(await ask(Address)).unwrap().zip_code}"
+
+    @server.tool()
+    async def receipt(item: str) -> Receipt:
+        return Receipt(number=len((await ask(Address)).unwrap().zip_code))
+
+    @server.tool()
+    async def count(item: str) -> int:
+        return len((await ask(Address)).unwrap().zip_code)
+
+    install(server, on_unsupported="ask_model")
+    return server
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_the_listing_is_a_normal_result_where_the_output_schema_admits_it(
+    sdk: str, era: str
+) -> None:
+    server = make_typed_server(sdk)
+    async with no_forms(server, era) as client:
+        schema = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+        assert schema["label"] is not None
+        assert schema["label"]["properties"]["result"]["type"] == "string"
+        # The official client validates a successful result against the output schema and
+        # raises on a mismatch: this call returning at all is the client's acceptance.
+        listed = await client.call_tool("label", {"item": "lamp"})
+        assert not listed.is_error
+        listing = structured(listed)
+        assert listing["result"] == text_of(listed)
+        assert listing["status"] == "input_required"
+        assert text_of(listed).endswith(f"ticket: {listing['ticket']}")
+        done = await client.call_tool(
+            "answer_form",
+            {"ticket": listing["ticket"], "answers": {"street": "Elm 1", "zip_code": "12345"}},
+        )
+    assert not done.is_error
+    assert text_of(done) == "lamp to 12345"
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("tool", ["receipt", "count"])
+async def test_the_listing_stays_a_tool_error_where_the_output_schema_refuses_it(
+    sdk: str, era: str, tool: str
+) -> None:
+    server = make_typed_server(sdk)
+    async with no_forms(server, era) as client:
+        listed = await client.call_tool(tool, {"item": "lamp"})
+        assert listed.is_error
+        listing = structured(listed)
+        assert "result" not in listing
+        assert listing["status"] == "input_required"
+        assert text_of(listed).endswith(f"ticket: {listing['ticket']}")
+        # The corrections come from answer_form, which declares no output schema: normal,
+        # whatever the asking tool declares.
+        bad = await client.call_tool(
+            "answer_form", {"ticket": listing["ticket"], "answers": {"street": "Elm 1"}}
+        )
+        assert not bad.is_error
+        again = structured(bad)
+        assert again["questions"][0]["corrections"] == [
+            {"field": "zip_code", "message": "This field is required."}
+        ]
+        done = await client.call_tool(
+            "answer_form",
+            {"ticket": again["ticket"], "answers": {"street": "Elm 1", "zip_code": "1234"}},
+        )
+    assert not done.is_error
+    assert structured(done) == ({"number": 4} if tool == "receipt" else {"result": 4})
+
+
 async def test_a_tool_without_output_schema_gets_a_normal_result(sdk: str) -> None:
     server: Any = MCPServer("bare") if sdk == "mcp" else FastMCP("bare")
 
@@ -550,6 +637,7 @@ async def test_a_tool_without_output_schema_gets_a_normal_result(sdk: str) -> No
         result = await client.call_tool("ship", {"item": "lamp"})
     assert not result.is_error
     assert structured(result)["status"] == "input_required"
+    assert "result" not in structured(result)  # no schema asks for it
 
 
 @pytest.mark.parametrize("era", ERAS)

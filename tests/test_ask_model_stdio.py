@@ -50,6 +50,10 @@ def test_listing_then_answer_over_stdio(sdk: str, mode: str, server_stderr: IO[s
 
     listing, bad, good, resent = anyio.run(main)
     assert "Ask the user the question below" in text(listing)
+    # ship is `-> str`: its output schema admits the listing, so it is a normal result (the
+    # official client checked it against that schema).
+    assert not listing.is_error
+    assert listing.structured_content["result"] == text(listing)
     assert bad.structured_content["questions"][0]["corrections"] == [
         {"field": "zip_code", "message": "This field is required."}
     ]

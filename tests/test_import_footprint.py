@@ -54,3 +54,46 @@ def test_a_struct_declared_after_import_elicitkit_is_a_form() -> None:
         """
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_jsonschema_waits_for_a_listing_for_the_model() -> None:
+    # The listing's output-schema check imports jsonschema when a question goes to the
+    # model, not on import nor on a call answered with a form. The tool declares no output
+    # schema, so the official client's own check (which imports it) stays out of the way.
+    done = run_python(
+        """
+        import sys
+        from dataclasses import dataclass
+
+        import anyio
+        import elicitkit.integrations.fastmcp
+        from mcp import Client
+        from mcp.server.mcpserver import MCPServer
+
+        from elicitkit import ask, install
+
+        @dataclass
+        class Note:
+            text: str
+
+        server = install(MCPServer("notes"), on_unsupported="ask_model")
+
+        @server.tool(structured_output=False)
+        async def note() -> str:
+            return (await ask(Note)).unwrap().text
+
+        async def answer(context, params):
+            from mcp_types import ElicitResult
+            return ElicitResult(action="accept", content={"text": "hi"})
+
+        async def main():
+            assert "jsonschema" not in sys.modules
+            async with Client(server, elicitation_callback=answer) as client:
+                result = await client.call_tool("note", {})
+            assert result.content[0].text == "hi", result
+            assert "jsonschema" not in sys.modules, "a form's call loaded jsonschema"
+
+        anyio.run(main)
+        """
+    )
+    assert done.returncode == 0, done.stderr

@@ -25,6 +25,7 @@ from mcp.server.request_state import RequestStateSecurity, authenticated_princip
 from elicitkit._replay.state import WireQuestion
 from elicitkit._replay.ticket import Codec, Ticket, TicketRefused, Tickets
 from elicitkit._runtime.model_listing import ANSWER_TOOL, listing
+from elicitkit._runtime.output_fit import admits
 from elicitkit._runtime.retries import RETRY_MARK
 
 OutputSchemaOf = Callable[[str], Awaitable[Mapping[str, Any] | None]]
@@ -91,10 +92,13 @@ class Companion:
     ) -> types.CallToolResult:
         """The result that hands ``questions`` to the model with a fresh ticket.
 
-        A normal result, except from a tool that declares an output schema and was called
-        directly: every successful result of such a tool must match its schema (the SDK's
-        client rejects one that does not), so there the same listing comes as a tool
-        error. From ``answer_form`` (which declares none) it is always a normal result.
+        A normal result wherever the client will accept one. A tool called directly that
+        declares an output schema gets one only if its schema admits the listing with the
+        text under ``result`` (as ``-> str`` does, wrapped by both SDKs): the client checks
+        every successful result against that schema and rejects one that does not fit.
+        Where it does not fit, the same listing (without ``result``) comes as a tool
+        error. From ``answer_form``, which declares no output schema and is the tool the
+        client checks against, it is always a normal result.
         """
         ticket = Ticket(
             tool,
@@ -106,12 +110,15 @@ class Companion:
         )
         sealed = self.tickets.seal(ticket, principal=self.principal(ctx))
         text, structured = listing(tool, sealed, questions, corrections)
-        declares = not answering and await self._output_schema(tool) is not None
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=structured,
-            is_error=declares,
-        )
+        content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+        schema = None if answering else await self._output_schema(tool)
+        if schema is None:
+            return types.CallToolResult(content=content, structured_content=structured)
+        # result last: a client that prints structuredContent cut short shows the ticket.
+        normal = {**structured, "result": text}
+        if admits(schema, normal):
+            return types.CallToolResult(content=content, structured_content=normal)
+        return types.CallToolResult(content=content, structured_content=structured, is_error=True)
 
     def open(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Ticket, dict[str, Any]]:
         """Read a call of ``answer_form``: its ticket, and the answers as ``inputResponses``.

@@ -4,8 +4,9 @@ fast-agent runs with its `passthrough` model (a message `***CALL_TOOL name {json
 tool) and `elicitation: {mode: none}` for the server, so it declares no elicitation at all,
 as claude.ai does. The server (tests/servers/ask_model.py, the official SDK's) asks for an
 address; fast-agent shows the listing elicitkit returns instead of a form (its text, and the
-structuredContent with the ticket; a tool error, since `ship` declares an output schema),
-and the ticket, typed back into `answer_form` with the answers, completes the tool.
+structuredContent with the ticket; a normal result, since the output schema of `ship`,
+`-> str`, admits the listing with its text under `result`), and the ticket, typed back into
+`answer_form` with the answers, completes the tool.
 """
 
 from __future__ import annotations
