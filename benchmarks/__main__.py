@@ -78,9 +78,21 @@ def machine(quick: bool, repeats: int) -> list[str]:
             "as the machine was quiet (a 1-minute load above 1 on 2 CPUs means contention)."
         ),
         (
-            f"- Each section ran in a fresh interpreter, {repeats} time(s), the sections' order "
-            "reversed on every other repeat. Targets: the median of the repeats, with their "
-            "range; the sections' tables: the last repeat."
+            f"- Each section ran in a fresh interpreter, {repeats} "
+            f"{'time' if repeats == 1 else 'times'}, the sections' order reversed on every "
+            "other repeat. Targets: the median of the repeats, with their range; the "
+            "sections' tables: the last repeat."
+        ),
+        *(
+            [
+                (
+                    f"- **A busy machine: load {os.getloadavg()[0]:.1f} on {os.cpu_count()} "
+                    "CPUs at the start. Regenerate these figures on a quiet one before relying "
+                    "on them.**"
+                )
+            ]
+            if os.getloadavg()[0] > 1
+            else []
         ),
         "",
     ]
