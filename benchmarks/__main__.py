@@ -1,20 +1,30 @@
-"""Every benchmark side by side, in one run: ``python -m benchmarks [--quick]``.
+"""Every benchmark side by side: ``python -m benchmarks [--quick] [--repeats N]``.
 
-Writes ``benchmarks/RESULTS.md`` (or ``--output``): the machine, the versions, each figure
-with its spread, the ratios and which of the issue's targets are met. ``--quick`` runs each
-part with a handful of calls, as CI's smoke test: it checks that everything still runs and
-agrees, and its figures mean nothing.
+Writes ``benchmarks/RESULTS.md`` (or ``--output``): the machine, the versions, the load, each
+figure with its spread, the ratios and which of the issue's targets are met. Each section
+runs in a fresh interpreter (no warm caches or allocator state carried from one section to
+the next), ``--repeats`` times (3 by default), the order of the sections reversed on every
+other repeat; a target is judged on the median of its repeats, shown with their range. The
+sections' own tables are those of the last repeat. Only a summary (the targets) goes to
+stdout; progress goes to stderr. ``--quick`` runs each part once with a handful of calls,
+as CI's smoke test: it checks that everything still runs and agrees, and its figures mean
+nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
@@ -28,6 +38,7 @@ import bench_fastmcp  # noqa: E402
 import bench_hostile  # noqa: E402
 import bench_overrides  # noqa: E402
 import bench_pending  # noqa: E402
+import bench_redis  # noqa: E402
 import bench_roundtrip  # noqa: E402
 import bench_steps  # noqa: E402
 
@@ -38,7 +49,7 @@ def _load() -> str:
     return "{:.2f} / {:.2f} / {:.2f}".format(*os.getloadavg())
 
 
-def machine(quick: bool) -> list[str]:
+def machine(quick: bool, repeats: int) -> list[str]:
     return [
         "# Benchmark results",
         "",
@@ -63,7 +74,25 @@ def machine(quick: bool) -> list[str]:
         ),
         (
             f"- Load average at start (1 / 5 / 15 min): {_load()}; the machine is shared, so "
-            "each section also notes the load when it ran."
+            "each section also notes the load when it ran, and the figures are only as good "
+            "as the machine was quiet (a 1-minute load above 1 on 2 CPUs means contention)."
+        ),
+        (
+            f"- Each section ran in a fresh interpreter, {repeats} "
+            f"{'time' if repeats == 1 else 'times'}, the sections' order reversed on every "
+            "other repeat. Targets: the median of the repeats, with their range; the "
+            "sections' tables: the last repeat."
+        ),
+        *(
+            [
+                (
+                    f"- **A busy machine: load {os.getloadavg()[0]:.1f} on {os.cpu_count()} "
+                    "CPUs at the start. Regenerate these figures on a quiet one before relying "
+                    "on them.**"
+                )
+            ]
+            if os.getloadavg()[0] > 1
+            else []
         ),
         "",
     ]
@@ -109,6 +138,29 @@ def fastmcp_section(quick: bool, targets: list[Target]) -> list[str]:
         ),
         "",
         *bench_fastmcp.table(rows),
+        "",
+        f"Load average after: {_load()}; {time.monotonic() - started:.0f} s.",
+        "",
+    ]
+
+
+def redis_section(quick: bool, targets: list[Target]) -> list[str]:
+    started = time.monotonic()
+    rows, redis_usage = asyncio.run(bench_redis.run(quick))
+    for name, ratio, limit in bench_redis.targets(rows):
+        targets.append((name, ratio, limit, "x"))
+    return [
+        "## RedisStore against MemoryStore: the same dialogue over HTTP, 2026-07-28",
+        "",
+        (
+            "Two identical installed servers but for their outcome store, over streamable HTTP "
+            "(uvicorn on 127.0.0.1, in process), against a real `redis-server` without "
+            "persistence; process CPU time per call as in the round trip. Redis's own CPU and "
+            "the bytes it received per call are beside it, not in the ratio. See "
+            "`bench_redis.py`."
+        ),
+        "",
+        *bench_redis.table(rows, redis_usage),
         "",
         f"Load average after: {_load()}; {time.monotonic() - started:.0f} s.",
         "",
@@ -255,53 +307,119 @@ def pending_section(quick: bool, targets: list[Target]) -> list[str]:  # noqa: A
     return [*bench_pending.markdown(report), f"Load average after: {_load()}.", ""]
 
 
-def targets_section(targets: list[Target]) -> list[str]:
-    lines = ["## Targets", "", "| target | measured | limit | met |", "|---|---:|---:|---|"]
-    for name, measured, limit, unit in targets:
+Section = Callable[[bool, list[Target]], list[str]]
+SECTIONS: dict[str, Section] = {
+    "roundtrip": roundtrip_section,
+    "fastmcp": fastmcp_section,
+    "redis": redis_section,
+    "decode": decode_section,
+    "overrides": overrides_section,
+    "hostile": hostile_section,
+    "import": import_section,
+    "state": state_section,
+    "steps": steps_section,
+    "pending": pending_section,
+}
+
+
+def targets_section(measured: dict[str, list[Target]]) -> list[str]:
+    """The targets: the median of each one's repeats, judged against its limit."""
+    lines = [
+        "## Targets",
+        "",
+        "| target | median | range of the repeats | limit | met |",
+        "|---|---:|---:|---:|---|",
+    ]
+
+    def shown(value: float, unit: str) -> str:
         if unit == "%":
-            shown, bound = f"+{measured:.1%}", f"+{limit:.0%}"
-        elif unit == "B":
-            shown, bound = f"{measured:,.0f} B", f"{limit:,.0f} B"
-        else:
-            shown, bound = f"{measured:.2f}x", f"{limit:.2f}x"
-        lines.append(f"| {name} | {shown} | {bound} | {'yes' if measured <= limit else 'NO'} |")
+            return f"+{value:.1%}"
+        if unit == "B":
+            return f"{value:,.0f} B"
+        return f"{value:.2f}x"
+
+    for name, repeats in measured.items():
+        values = [target[1] for target in repeats]
+        limit, unit = repeats[0][2], repeats[0][3]
+        median = statistics.median(values)
+        spread = f"{shown(min(values), unit)} - {shown(max(values), unit)}"
+        bound = f"+{limit:.0%}" if unit == "%" else shown(limit, unit)
+        met = "yes" if median <= limit else "NO"
+        lines.append(f"| {name} | {shown(median, unit)} | {spread} | {bound} | {met} |")
     return [*lines, ""]
+
+
+def run_one(name: str, quick: bool) -> dict[str, Any]:
+    """Run section ``name`` in this process: its markdown lines and its targets."""
+    targets: list[Target] = []
+    lines = SECTIONS[name](quick, targets)
+    return {"lines": lines, "targets": targets}
+
+
+def run_fresh(name: str, quick: bool) -> dict[str, Any]:
+    """Run section ``name`` in a fresh interpreter; its output is kept unless it fails."""
+    with tempfile.TemporaryDirectory() as directory:
+        report = Path(directory) / "section.json"
+        command = [sys.executable, "-m", "benchmarks", "--section", name, "--json", str(report)]
+        run = subprocess.run(  # noqa: S603  (this interpreter, this package)
+            [*command, *(["--quick"] if quick else [])],
+            cwd=HERE.parent,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if run.returncode != 0:
+            raise RuntimeError(f"section {name} failed:\n{run.stderr[-4000:]}")
+        found: dict[str, Any] = json.loads(report.read_text())
+        return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="a smoke run, for CI")
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="runs of each section (3; --quick: 1)"
+    )
+    parser.add_argument("--section", choices=list(SECTIONS), help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     quick: bool = arguments.quick
-    targets: list[Target] = []
-    lines = machine(quick)
-    body: list[str] = []
+    if arguments.section is not None:  # a child of the run below
+        found = run_one(arguments.section, quick)
+        arguments.json.write_text(json.dumps(found))
+        return
+    repeats: int = arguments.repeats or (1 if quick else 3)
+    lines = machine(quick, repeats)
+    names = list(SECTIONS)
+    last: dict[str, list[str]] = {}
+    measured: dict[str, list[Target]] = {}
     failed: list[str] = []
-    for section in (
-        roundtrip_section,
-        fastmcp_section,
-        decode_section,
-        overrides_section,
-        hostile_section,
-        import_section,
-        state_section,
-        steps_section,
-        pending_section,
-    ):
-        name = section.__name__.removesuffix("_section")
-        print(f"running {name} ...", file=sys.stderr)
-        try:
-            body += section(quick, targets)
-        except Exception as error:  # noqa: BLE001  (reported, and the run fails at the end)
-            traceback.print_exc()
-            failed.append(name)
-            body += [f"## {name}: FAILED", "", f"`{error!r}`", ""]
-    lines += targets_section(targets) + body
-    arguments.output.write_text("\n".join(lines))
-    print("\n".join(lines))
+    for repeat in range(repeats):
+        for name in names if repeat % 2 == 0 else names[::-1]:
+            started = time.monotonic()
+            print(f"repeat {repeat + 1}/{repeats}: {name} ...", end="", file=sys.stderr, flush=True)
+            try:
+                found = run_fresh(name, quick)
+            except Exception as error:  # noqa: BLE001  (reported, and the run fails at the end)
+                print(" FAILED", file=sys.stderr)
+                traceback.print_exc()
+                failed.append(name)
+                last[name] = [f"## {name}: FAILED", "", f"`{str(error).splitlines()[0]}`", ""]
+                continue
+            print(f" {time.monotonic() - started:.0f} s", file=sys.stderr)
+            last[name] = found["lines"]
+            for target in found["targets"]:
+                measured.setdefault(target[0], []).append(tuple(target))  # type: ignore[arg-type]
+    lines += targets_section(measured)
+    for name in names:
+        lines += last[name]
+    lines.append(f"Load average at the end: {_load()}.")
+    arguments.output.write_text("\n".join(lines) + "\n")
+    print("\n".join(targets_section(measured)))
+    print(f"Wrote {arguments.output}; load average now {_load()}.")
     if failed:
-        sys.exit(f"benchmark sections failed: {', '.join(failed)}")
+        sys.exit(f"benchmark sections failed: {', '.join(sorted(set(failed)))}")
 
 
 if __name__ == "__main__":

@@ -2,16 +2,18 @@
 
     .venv/bin/python benchmarks/bench_fastmcp.py [--quick]
 
-Contenders, all on one installed ``FastMCP`` server, called by the official client in memory
-(the same client for all, so only the server side differs):
+Contenders on two ``FastMCP`` servers built alike, one with elicitkit installed and one
+plain (so fastmcp's own ways do not pay elicitkit's middleware), each called by the official
+client in memory:
 
-* **floor**: a tool asking nothing (what a call costs at all);
-* **elicitkit**: ``await ask(Profile)`` (the dataclass of ``bench_roundtrip``);
-* **fastmcp**: what fastmcp's docs give: ``ctx.elicit(message, Model)`` on 2025-11-25; on
-  2026-07-28, where ``ctx.elicit`` fails, the "guard pattern": a tool that reads
-  ``ctx.input_responses`` and returns an ``InputRequiredResult`` itself, its schema rendered
-  once with ``get_elicitation_schema`` and the answer validated with the model. fastmcp
-  refuses ``Optional`` fields, so its model gives the optional fields plain defaults.
+* **floor**: a tool asking nothing (what a call costs at all), on the plain server;
+* **elicitkit**: ``await ask(Profile)`` (the dataclass of ``bench_roundtrip``), installed;
+* **fastmcp**, on the plain server: what fastmcp's docs give: ``ctx.elicit(message,
+  Model)`` on 2025-11-25; on 2026-07-28, where ``ctx.elicit`` fails, the "guard pattern": a
+  tool that reads ``ctx.input_responses`` and returns an ``InputRequiredResult`` itself, its
+  schema rendered once with ``get_elicitation_schema`` and the answer validated with the
+  model. fastmcp refuses ``Optional`` fields, so its model gives the optional fields plain
+  defaults.
 
 Figures are process CPU time per call, as in ``bench_roundtrip`` (median of a round's calls,
 median over interleaved rounds).
@@ -59,8 +61,10 @@ class FastProfile(pydantic.BaseModel):
 SCHEMA = get_elicitation_schema(FastProfile)  # rendered once, as a careful author would
 
 
-def server() -> FastMCP:
-    mcp = elicitkit.install(FastMCP("bench-fastmcp"))
+def server(*, installed: bool) -> FastMCP:
+    mcp = FastMCP("bench-fastmcp")
+    if installed:
+        elicitkit.install(mcp)
 
     @mcp.tool
     async def floor() -> str:
@@ -93,44 +97,49 @@ async def answer(_context: Any, _params: Any) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content=ANSWER)
 
 
+# label -> (tool, on the installed server?)
 CONTENDERS = {
     LEGACY: [
-        ("floor (asks nothing)", "floor"),
-        ("elicitkit ask()", "with_elicitkit"),
-        ("fastmcp ctx.elicit", "with_ctx_elicit"),
+        ("floor (asks nothing)", "floor", False),
+        ("elicitkit ask()", "with_elicitkit", True),
+        ("fastmcp ctx.elicit", "with_ctx_elicit", False),
     ],
     MODERN: [
-        ("floor (asks nothing)", "floor"),
-        ("elicitkit ask()", "with_elicitkit"),
-        ("fastmcp guard pattern", "with_guard"),
+        ("floor (asks nothing)", "floor", False),
+        ("elicitkit ask()", "with_elicitkit", True),
+        ("fastmcp guard pattern", "with_guard", False),
     ],
 }
 
 
 async def run(quick: bool) -> list[Row]:
-    mcp = server()
+    servers = {True: server(installed=True), False: server(installed=False)}
     logging.getLogger().setLevel(logging.WARNING)
     rounds, calls = (1, 3) if quick else (7, 150)
     rows: list[Row] = []
     for era, mode in ((LEGACY, "legacy"), (MODERN, "auto")):
         async with contextlib.AsyncExitStack() as stack:
-            client = Client(client_target(mcp), mode=mode, elicitation_callback=answer)
-            opened = await stack.enter_async_context(client)
-            assert opened.protocol_version == era
+            opened: dict[bool, Client] = {}
+            for installed, mcp in servers.items():
+                client = Client(client_target(mcp), mode=mode, elicitation_callback=answer)
+                opened[installed] = await stack.enter_async_context(client)
+                assert opened[installed].protocol_version == era
 
-            def caller(tool: str, client: Client = opened) -> Any:
+            def caller(tool: str, installed: bool, opened: dict[bool, Client] = opened) -> Any:
+                client = opened[installed]
                 return lambda: client.call_tool(tool, {})
 
-            for _, tool in CONTENDERS[era]:
-                result = await caller(tool)()
+            for _, tool, installed in CONTENDERS[era]:
+                result = await caller(tool, installed)()
                 block = result.content[0]
                 assert isinstance(block, types.TextContent), result
                 assert block.text == "Oslo", result
-                await timed_round(caller(tool), max(2, calls // 4))  # warm-up
-            per_round: dict[str, list[float]] = {label: [] for label, _ in CONTENDERS[era]}
-            for _ in range(rounds):
-                for label, tool in CONTENDERS[era]:
-                    per_round[label].append(await timed_round(caller(tool), calls))
+                await timed_round(caller(tool, installed), max(2, calls // 4))  # warm-up
+            per_round: dict[str, list[float]] = {label: [] for label, _, _ in CONTENDERS[era]}
+            for index in range(rounds):
+                everyone = CONTENDERS[era] if index % 2 == 0 else CONTENDERS[era][::-1]
+                for label, tool, installed in everyone:
+                    per_round[label].append(await timed_round(caller(tool, installed), calls))
             rows += [Row(era, "memory", 1, label, values) for label, values in per_round.items()]
     return rows
 

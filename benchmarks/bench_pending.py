@@ -4,7 +4,7 @@
 
 * **2025-11-25**: 1,000 concurrent ``tools/call`` each waiting in ``ask()`` (the question
   sent mid-call on the call's SSE stream). The clients hold every answer until all 1,000
-  questions have arrived, then the server's memory is read (resident set, and Python's
+  questions have arrived and the server's memory has been read (resident set, and Python's
   allocated blocks after a collection); then all are answered, every result is checked, and
   memory is read again. Per-question memory = (pending - baseline) / 1,000.
 * **2026-07-28**: 1,000 concurrent three-question dialogues (each question a retry of the
@@ -57,13 +57,16 @@ async def _stats(url: str) -> dict[str, int]:
 async def legacy_pending(url: str, total: int, clients: int = CLIENTS) -> dict[str, Any]:
     arrived = 0
     everyone_waits = asyncio.Event()
+    # Set once the server's memory was read with every call waiting: no answer leaves
+    # before then, so the reading is of all the calls pending, none of them finishing.
+    measured = asyncio.Event()
 
     async def hold_then_answer(_context: Any, params: Any) -> types.ElicitResult:
         nonlocal arrived
         arrived += 1
         if arrived == total:
             everyone_waits.set()
-        await everyone_waits.wait()
+        await measured.wait()
         guest = int(params.message.split()[-1].rstrip("?"))
         return types.ElicitResult(action="accept", content={"row": guest % 30, "seat": "C"})
 
@@ -87,7 +90,10 @@ async def legacy_pending(url: str, total: int, clients: int = CLIENTS) -> dict[s
             group.create_task(run_client(index * per_client))
         await asyncio.wait_for(everyone_waits.wait(), timeout=600)
         waited = time.perf_counter() - started
-        pending = await _stats(url)
+        try:
+            pending = await _stats(url)
+        finally:
+            measured.set()
     elapsed = time.perf_counter() - started
     expected = sorted(f"{i}:{i % 30}C" for i in range(total))
     assert sorted(results) == expected, "a call returned the wrong answer"

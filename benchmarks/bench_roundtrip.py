@@ -290,8 +290,10 @@ async def measure_group(
         assert block.text == expected, result
         await timed_round(caller(contender), max(2, calls // 4))  # warm-up
     per_round: dict[str, list[float]] = {contender.label: [] for contender in everyone}
-    for _ in range(rounds):
-        for contender in everyone:
+    for index in range(rounds):
+        # Interleaved, and the order reversed every other round: no contender always runs
+        # right after the same one (caches, allocator, the CPU's clock).
+        for contender in everyone if index % 2 == 0 else everyone[::-1]:
             per_round[contender.label].append(await timed_round(caller(contender), calls))
     return [Row(era, transport, n, label, values) for label, values in per_round.items()]
 

@@ -220,3 +220,30 @@ def test_a_memory_store_needs_room() -> None:
         "MemoryStore needs max_bytes of at least 65536 (64 KiB), not 1000: less could not "
         "hold one outcome of the largest size kept whole."
     )
+
+
+async def test_a_redis_that_lost_its_scripts_runs_each_operation_once(redis_url: str) -> None:
+    # RedisStore sends its scripts by digest (EVALSHA); a Redis without them (restarted,
+    # SCRIPT FLUSH) answers NOSCRIPT without running anything, and the text follows once.
+    client = Redis.from_url(redis_url)
+    try:
+        store = RedisStore(client, prefix=f"test:{secrets.token_hex(4)}:")
+        await store.open("d", keep=KEEP)
+        await client.script_flush()
+        assert await claim(store, "d", "a") == Claim("claimed")
+        assert await claim(store, "d", "b") == Claim("busy")  # "a"'s claim ran exactly once
+        await client.script_flush()
+        await store.release("d", "a", keep=KEEP)
+        assert await claim(store, "d", "b") == Claim("claimed")
+        await client.script_flush()
+        assert await store.renew("d", "b", lease=60, keep=KEEP)
+        await store.record("d", '{"r":1}', keep=KEEP)
+        assert await claim(store, "d", "c") == Claim("recorded", '{"r":1}')
+        # Once it knows them again, the digests are enough.
+        stats = await client.info("commandstats")
+        evals = stats["cmdstat_eval"]["calls"]
+        assert await claim(store, "d", "c") == Claim("recorded", '{"r":1}')
+        stats = await client.info("commandstats")
+        assert stats["cmdstat_eval"]["calls"] == evals
+    finally:
+        await client.aclose()

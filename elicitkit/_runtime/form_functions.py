@@ -112,8 +112,12 @@ def parse_content(
         FormDefinitionError: The form cannot be expressed, or not on this version.
         ValueError: ``protocol`` is not a version with elicitation.
     """
-    with _reaching_the_client():
+    # Not `_reaching_the_client()`: a generator context manager costs about 1.5 µs, a third
+    # of decoding a valid 10-field answer.
+    try:
         return decode(tp, content, protocol, overrides=overrides)
+    except FormDefinitionError as error:
+        raise surfaced(error) from None
 
 
 @overload
