@@ -69,6 +69,16 @@ ANSWER: dict[str, Any] = {
 }
 
 
+@dataclasses.dataclass
+class Trailing:
+    """Absent trailing fields of each kind: None, a default, a default factory."""
+
+    name: str
+    note: str | None = None
+    count: int = 3
+    tags: list[Literal["a", "b"]] = dataclasses.field(default_factory=list[Literal["a", "b"]])
+
+
 class Account(pydantic.BaseModel):
     """Validators that change the value: a rebuild must give the same value."""
 
@@ -94,6 +104,8 @@ class Account(pydantic.BaseModel):
         pytest.param(Profile, ANSWER, id="dataclass-every-kind-nested"),
         pytest.param(Account, {"login": "ADA", "plan": "pro"}, id="pydantic-validators"),
         pytest.param(Color, {"value": "red"}, id="scalar-enum"),
+        pytest.param(Trailing, {"name": "Ada"}, id="dataclass-trailing-absent"),
+        pytest.param(Trailing, {"name": "Ada", "tags": ["b"]}, id="dataclass-last-given"),
     ],
 )
 def test_a_rebuild_gives_the_value_the_decode_gave(tp: Any, content: dict[str, Any]) -> None:

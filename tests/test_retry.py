@@ -198,6 +198,18 @@ async def test_booleans_alone_are_kept_as_defaults_on_2025_06_18() -> None:
             "times to ask again after an invalid answer, e.g. retries=2 (0: never).",
             id="bool",
         ),
+        pytest.param(
+            21,
+            "ask() got retries=21, which is not a whole number from 0 to 20. Pass how many "
+            "times to ask again after an invalid answer, e.g. retries=2 (0: never).",
+            id="too many",
+        ),
+        pytest.param(
+            2.0,
+            "ask() got retries=2.0, which is not a whole number from 0 to 20. Pass how many "
+            "times to ask again after an invalid answer, e.g. retries=2 (0: never).",
+            id="float",
+        ),
     ],
 )
 async def test_a_bad_retries_value_is_refused(sdk: str, retries: Any, message: str) -> None:

@@ -108,6 +108,9 @@ async def test_an_answer_in_time_is_taken(sdk: str, mode: str) -> None:
     [
         pytest.param(0, "ask() got timeout=0, which", id="zero"),
         pytest.param(float("inf"), "ask() got timeout=inf, which", id="infinite"),
+        pytest.param(float("nan"), "ask() got timeout=nan, which", id="nan"),
+        pytest.param(0.0, "ask() got timeout=0.0, which", id="zero float"),
+        pytest.param(-1.5, "ask() got timeout=-1.5, which", id="negative float"),
         pytest.param("10", "ask() got timeout='10', which", id="text"),
     ],
 )

@@ -163,18 +163,20 @@ def build_rebuilder(
 def _rebuilder(plan: Sequence[PlanEntry], build: Builder) -> Rebuilder:
     # Only what a rebuild reads, so the loop unpacks four items, not seven.
     steps = [(attr, blank, absent, convert) for _, attr, _, _, blank, absent, convert in plan]
-    absent_values = [None] * len(steps)
+    count = len(steps)
 
     def rebuild(values: Sequence[Any]) -> Any:
-        if len(values) < len(absent_values):  # the state drops trailing absent values
-            values = [*values, *absent_values[len(values) :]]
         out: dict[str, Any] = {}
-        for (attr, blank_is_absent, absent, convert), value in zip(steps, values):  # noqa: B905  (padded above; the state is ours)
+        for (attr, blank_is_absent, absent, convert), value in zip(steps, values):  # noqa: B905  (the rest, below; the state is ours)
             if value is None or (blank_is_absent and value == ""):
                 if absent is not _OMIT:
                     out[attr] = absent() if callable(absent) else absent[0]
                 continue
             out[attr] = value if convert is None else convert(value)
+        # The state drops trailing absent values: those fields take their absent value.
+        for attr, _, absent, _ in steps[len(values) : count]:
+            if absent is not _OMIT:
+                out[attr] = absent() if callable(absent) else absent[0]
         return build(out)
 
     return rebuild

@@ -155,6 +155,16 @@ class Detacher(Protocol):
         ...
 
 
+# Plain constructors for the per-round dataclasses' fields: ``dict[str, X]()`` (a generic
+# alias) costs ten times ``{}``, and a round makes several of these objects.
+def _new_set() -> set[Any]:
+    return set()
+
+
+def _new_dict() -> dict[Any, Any]:
+    return {}
+
+
 @dataclass
 class ToolRun:
     """One run of one tool body.
@@ -196,16 +206,16 @@ class ToolRun:
 
     channel: Channel
     replay: Replay | None
-    keys: set[str] = field(default_factory=set[str])
-    defaults: dict[str, int] = field(default_factory=dict[str, int])
+    keys: set[str] = field(default_factory=_new_set)
+    defaults: dict[str, int] = field(default_factory=_new_dict)
     refuses: Callable[[], str | None] | None = None
     target: str = ""
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
-    step_keys: set[str] = field(default_factory=set[str])
+    step_keys: set[str] = field(default_factory=_new_set)
     on_unsupported: str = "raise"
     answer_tool: bool = False
-    model_keys: set[str] = field(default_factory=set[str])
+    model_keys: set[str] = field(default_factory=_new_set)
     limits: ReplayLimits | None = None
     lease: RoundLease | None = None
     call_tag: str | None = None

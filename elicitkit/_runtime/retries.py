@@ -35,6 +35,8 @@ RETRY_MARK: Final = "~"
 
 def check_retries(retries: int) -> int:
     """Refuse a retry count that is not a small non-negative integer."""
+    if retries.__class__ is int and 0 <= retries <= 20:
+        return retries  # the usual case (not a bool: its class is bool)
     given = cast("object", retries)  # checked at run time: callers may pass anything
     if isinstance(given, bool) or not isinstance(given, int) or not 0 <= given <= 20:
         raise ValueError(

@@ -30,6 +30,8 @@ def check_timeout(timeout: float | None) -> float | None:
     """Refuse a timeout that is not a positive, finite number of seconds (or ``None``)."""
     if timeout is None:
         return None
+    if timeout.__class__ is float and 0.0 < timeout < math.inf:
+        return timeout  # the usual case (every ask() of a replayed round checks its own)
     given = cast("object", timeout)  # checked at run time: callers may pass anything
     if (
         isinstance(given, bool)
