@@ -1,4 +1,4 @@
-"""The Tasks extension's own requests on the SDK's server layer: get, update, cancel.
+"""The Tasks extension on the SDK's server layer: its requests, its advertisement, its results.
 
 ``tasks/get``, ``tasks/update`` and ``tasks/cancel`` are answered by elicitkit's middleware
 before the SDK looks the method up. ``MCPServer`` also has a public extension interface
@@ -21,10 +21,11 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import HandlerResult, ServerRequestContext
 from mcp.server.request_state import authenticated_principal
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
+from pydantic import BaseModel
 
 from elicitkit._replay.tasks import TASKS_EXTENSION, detailed_task
 from elicitkit._runtime.tasks import TaskEngine
@@ -152,3 +153,39 @@ def _not_found(method: str) -> MCPError:
             "the server's task store, or belongs to another caller)."
         ),
     )
+
+
+# The extension's own methods, answered here before the SDK looks them up.
+TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+
+
+def with_tasks_extension(result: HandlerResult) -> HandlerResult:
+    """Advertise the Tasks extension in a ``server/discover`` result (wire JSON)."""
+    if isinstance(result, dict):
+        capabilities = result.setdefault("capabilities", {})
+        if isinstance(capabilities, dict):
+            extensions = cast("dict[str, Any]", capabilities).setdefault("extensions", {})
+            if isinstance(extensions, dict):
+                cast("dict[str, Any]", extensions).setdefault(TASKS_EXTENSION, {})
+    return result
+
+
+def task_created(wire: dict[str, Any]) -> HandlerResult:
+    """The call's answer when it became a task: the ``CreateTaskResult`` as wire JSON."""
+    return wire
+
+
+def task_result(result: HandlerResult) -> dict[str, Any]:
+    """A completed task's ``result``: the tool's result as the call would have sent it."""
+    if isinstance(result, BaseModel):
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dict(result or {})
+
+
+def why_no_tasks(ctx: ServerRequestContext[Any, Any], *, modern: bool) -> str:
+    """Why this call cannot become a task (completes "cannot follow a task (...)")."""
+    if not modern:
+        return f"it speaks MCP {ctx.protocol_version}, which has no Tasks extension"
+    if ctx.method != "tools/call":
+        return f"only a tool call can become a task, and this is {ctx.method}"
+    return f"it did not declare the {TASKS_EXTENSION} extension on this request"

@@ -94,7 +94,15 @@ from elicitkit.integrations._sdk_private import (
     tool_function,
     tool_uses_resolve,
 )
-from elicitkit.integrations._task_requests import declares_tasks, serve_task_request
+from elicitkit.integrations._task_requests import (
+    TASK_METHODS,
+    declares_tasks,
+    serve_task_request,
+    task_created,
+    task_result,
+    why_no_tasks,
+    with_tasks_extension,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -386,10 +394,10 @@ class ElicitkitMiddleware:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Run one request; serve the Tasks extension; pass through what cannot ask."""
-        if ctx.method in _TASK_METHODS:
+        if ctx.method in TASK_METHODS:
             return await serve_task_request(ctx, self.tasks)
         if ctx.method == "server/discover":
-            return _with_tasks_extension(await call_next(ctx))
+            return with_tasks_extension(await call_next(ctx))
         companion = self.companion
         if companion is not None and ctx.method == "tools/list":
             return await self._list_tools(ctx, call_next)
@@ -417,12 +425,12 @@ class ElicitkitMiddleware:
                 self.tasks,
                 dialogue=lambda: replay.dialogue,
                 principal=authenticated_principal(ctx),
-                created=_task_created,
-                result_json=_task_result,
+                created=task_created,
+                result_json=task_result,
                 error_json=_OUTCOMES["tools/call"].error_data,
             )
         else:
-            run.no_tasks = _no_tasks(ctx, modern=modern)
+            run.no_tasks = why_no_tasks(ctx, modern=modern)
         outcomes = _RoundOutcomes(_OUTCOMES[ctx.method])
         token = current_run.set(run)
         try:
@@ -590,40 +598,6 @@ class ElicitkitMiddleware:
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
-
-
-_TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
-
-
-def _with_tasks_extension(result: HandlerResult) -> HandlerResult:
-    """Advertise the Tasks extension in a ``server/discover`` result (wire JSON)."""
-    if isinstance(result, dict):
-        capabilities = result.setdefault("capabilities", {})
-        if isinstance(capabilities, dict):
-            extensions = cast("dict[str, Any]", capabilities).setdefault("extensions", {})
-            if isinstance(extensions, dict):
-                cast("dict[str, Any]", extensions).setdefault(TASKS_EXTENSION, {})
-    return result
-
-
-def _task_created(wire: dict[str, Any]) -> HandlerResult:
-    return wire
-
-
-def _task_result(result: HandlerResult) -> dict[str, Any]:
-    """A completed task's ``result``: the tool's result as the call would have sent it."""
-    if isinstance(result, BaseModel):
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return dict(result or {})
-
-
-def _no_tasks(ctx: ServerRequestContext[Any, Any], *, modern: bool) -> str:
-    """Why this call cannot become a task (completes "cannot follow a task (...)")."""
-    if not modern:
-        return f"it speaks MCP {ctx.protocol_version}, which has no Tasks extension"
-    if ctx.method != "tools/call":
-        return f"only a tool call can become a task, and this is {ctx.method}"
-    return f"it did not declare the {TASKS_EXTENSION} extension on this request"
 
 
 def _handed(handed: HandedToModel) -> types.CallToolResult:
