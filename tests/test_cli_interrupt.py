@@ -88,6 +88,10 @@ def test_other_errors_of_the_cli_keep_their_traceback() -> None:
     assert done.stderr.rstrip().endswith("RuntimeError: boom")
 
 
+def _interrupts_as_at_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def spawned() -> Iterator[list[pexpect.spawn]]:
     children: list[pexpect.spawn] = []
@@ -111,6 +115,9 @@ def test_ctrl_c_during_the_demos_start_is_one_line(
         encoding="utf-8",
         timeout=30,
         dimensions=(50, 200),
+        # As at a terminal: a runner started in the background (CI) ignores SIGINT, and a
+        # child inherits that, so Ctrl-C during the import would be lost, not caught.
+        preexec_fn=_interrupts_as_at_a_terminal,
     )
     child.logfile_read = io.StringIO()
     spawned.append(child)
