@@ -16,6 +16,8 @@ from pathlib import Path
 from types import TracebackType
 
 INTERRUPTED = "Interrupted."
+INTERRUPTED_STATUS = 130
+"""The shell's status for a process ended by Ctrl-C (128 + SIGINT): every command's."""
 
 
 def quiet_when_interrupted_at_start() -> None:

@@ -99,6 +99,12 @@ _2025 = PROTOCOL_VERSIONS[:2]
 _OBSERVED = PROTOCOL_VERSIONS[1:]  # the interop suite runs real clients on these two
 _INTEROP = "docs/clients.json, from the interop suite"
 
+
+def _widgets_seen(test: str) -> tuple[tuple[str, str], ...]:
+    """``sources`` entries: an interop test filled a number and a multi-select input."""
+    return (("number_widgets", test), ("multi_select_widgets", test))
+
+
 KNOWN_CLIENTS: dict[str, ClientProfile] = {
     client.name: client
     for client in (
@@ -153,13 +159,8 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             checks_min_length=True,
             sources=(
                 ("protocols", f"{_INTEROP}, fact 'protocol'"),
-                (
-                    "number_widgets",
-                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes",
-                ),
-                (
-                    "multi_select_widgets",
-                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes",
+                *_widgets_seen(
+                    "tests/interop/test_fast_agent.py: test_every_widget_filled_by_keystrokes"
                 ),
                 ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
                 ("fills_untouched", f"{_INTEROP}, fact 'untouched_optional_form'"),
@@ -191,14 +192,7 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             breaks_on_cleared=True,
             sources=(
                 ("protocols", f"{_INTEROP}, fact 'protocol'"),
-                (
-                    "number_widgets",
-                    "tests/interop/test_inspector.py: test_every_widget_filled_by_hand",
-                ),
-                (
-                    "multi_select_widgets",
-                    "tests/interop/test_inspector.py: test_every_widget_filled_by_hand",
-                ),
+                *_widgets_seen("tests/interop/test_inspector.py: test_every_widget_filled_by_hand"),
                 ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
                 (
                     "breaks_on_cleared",
@@ -238,13 +232,8 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             cancel_fails=True,
             sources=(
                 ("protocols", f"{_INTEROP}, fact 'protocol'"),
-                (
-                    "number_widgets",
-                    "tests/interop/test_mcp_use_inspector.py: test_every_widget_filled_by_hand",
-                ),
-                (
-                    "multi_select_widgets",
-                    "tests/interop/test_mcp_use_inspector.py: test_every_widget_filled_by_hand",
+                *_widgets_seen(
+                    "tests/interop/test_mcp_use_inspector.py: test_every_widget_filled_by_hand"
                 ),
                 ("applies_defaults", f"{_INTEROP}, fact 'untouched_optional_form' (view=garden)"),
                 ("fills_inputs", f"{_INTEROP}, fact 'untouched_optional_form'"),

@@ -76,7 +76,7 @@ Python's int-to-text conversion is quadratic (3.11+ refuses past 4,300 digits, s
 input has a use for more: a 64-bit id has 20 digits. Checked by comparison, which is
 linear in the number's size.
 """
-_DIGITS_LIMIT = 10**MAX_DIGITS
+DIGITS_LIMIT = 10**MAX_DIGITS  # a whole number n has at most MAX_DIGITS digits when |n| < this
 
 
 class _Problem(str):
@@ -169,13 +169,13 @@ def _rebuilder(plan: Sequence[PlanEntry], build: Builder) -> Rebuilder:
         out: dict[str, Any] = {}
         for (attr, blank_is_absent, absent, convert), value in zip(steps, values):  # noqa: B905  (the rest, below; the state is ours)
             if value is None or (blank_is_absent and value == ""):
-                if absent is not _OMIT:
+                if absent is not OMIT:
                     out[attr] = absent() if callable(absent) else absent[0]
                 continue
             out[attr] = value if convert is None else convert(value)
         # The state drops trailing absent values: those fields take their absent value.
         for attr, _, absent, _ in steps[len(values) : count]:
-            if absent is not _OMIT:
+            if absent is not OMIT:
                 out[attr] = absent() if callable(absent) else absent[0]
         return build(out)
 
@@ -224,7 +224,7 @@ def _checked_decoder(
             if value is None or (blank_is_absent and value == ""):
                 if required:
                     errors.append(FieldError(key, "This field is required."))
-                elif absent is not _OMIT:
+                elif absent is not OMIT:
                     values[attr] = absent() if callable(absent) else absent[0]
                 continue
             checked = check(value)
@@ -239,19 +239,19 @@ def _checked_decoder(
     return decode
 
 
-_OMIT: Any = object()  # leave the key out: the type applies its own default
+OMIT: Any = object()  # leave the key out: the type applies its own default
 
 
 def _absent(spec: FormSpec, field: FieldSpec) -> Any:
-    """What an absent optional field becomes: a factory, a 1-tuple holding the value, or _OMIT."""
+    """What an absent optional field becomes: a factory, a 1-tuple holding the value, or OMIT."""
     if field.omit_when_absent:
-        return _OMIT  # a TypedDict without the key, as NotRequired promises
+        return OMIT  # a TypedDict without the key, as NotRequired promises
     if (
         spec.shape is Shape.PYDANTIC_MODEL
         and not field.call_default
         and (field.default is not MISSING or field.default_factory is not None)
     ):
-        return _OMIT  # pydantic applies its default (and its factory) itself
+        return OMIT  # pydantic applies its default (and its factory) itself
     if field.default_factory is not None:
         return field.default_factory
     if field.default is not MISSING:
@@ -365,7 +365,7 @@ def _number_checker(field: FieldSpec, *, integer: bool) -> Callable[[Any], Any]:
             return _Problem(f"Expected {what}, got {_json_kind(value)}.")
         if kind is float and not math.isfinite(value):
             return _Problem("Must be a finite number.")
-        if kind is int and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
+        if kind is int and not -DIGITS_LIMIT < value < DIGITS_LIMIT:
             return _Problem(f"Must have at most {MAX_DIGITS} digits.")
         if integer:
             if kind is float:
@@ -644,7 +644,7 @@ def _json_kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return f"{'true' if value else 'false'}"
-    if isinstance(value, int) and not -_DIGITS_LIMIT < value < _DIGITS_LIMIT:
+    if isinstance(value, int) and not -DIGITS_LIMIT < value < DIGITS_LIMIT:
         return f"a number of more than {MAX_DIGITS} digits"
     if isinstance(value, (int, float)):
         return f"the number {_shorten(value)}"
@@ -675,7 +675,7 @@ class _BoundedRepr(reprlib.Repr):
         self.maxstring = _PREVIEW_CHARS
 
     def repr_int(self, x: int, level: int) -> str:  # noqa: ARG002  (reprlib's signature)
-        if not -_DIGITS_LIMIT < x < _DIGITS_LIMIT:
+        if not -DIGITS_LIMIT < x < DIGITS_LIMIT:
             return f"a number of more than {MAX_DIGITS} digits"
         return repr(x)
 

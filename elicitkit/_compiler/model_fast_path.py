@@ -35,14 +35,11 @@ import pydantic
 import pydantic.fields
 from pydantic_core import SchemaValidator, core_schema
 
-from elicitkit._compiler.decode import (  # the plan's "pydantic applies its default"
-    _OMIT as OMIT,  # pyright: ignore[reportPrivateUsage]
-)
-from elicitkit._compiler.decode import MAX_DIGITS, PlanEntry
+from elicitkit._compiler.decode import DIGITS_LIMIT, OMIT, PlanEntry
 from elicitkit._compiler.form_spec import Decoder, FieldSpec, FormSpec, Kind, Shape
+from elicitkit._compiler.type_hints import without_none
 from elicitkit._compiler.wire_formats import parse_date
 
-_LIMIT = 10**MAX_DIGITS
 _NOT_SET: Any = object()
 _DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"  # wire_formats.DATE_SHAPE, ASCII digits
 # Field kinds of the twin.
@@ -163,10 +160,16 @@ def _strict(schema: Any, kind: int, *, blank_is_absent: bool, options: set[str])
         floor = max(1 if blank_is_absent else 0, schema.get("min_length") or 0)
         strict = {**schema, "strict": True, "min_length": floor}
     elif kind == _INTEGER and leaf == "int":
-        strict = {**schema, "strict": True, "gt": -_LIMIT, "lt": _LIMIT}
+        strict = {**schema, "strict": True, "gt": -DIGITS_LIMIT, "lt": DIGITS_LIMIT}
     elif kind == _NUMBER and leaf == "float":
         # gt/lt: a whole number past MAX_DIGITS (the reference decoder then judges it).
-        strict = {**schema, "strict": True, "allow_inf_nan": False, "gt": -_LIMIT, "lt": _LIMIT}
+        strict = {
+            **schema,
+            "strict": True,
+            "allow_inf_nan": False,
+            "gt": -DIGITS_LIMIT,
+            "lt": DIGITS_LIMIT,
+        }
     elif kind == _BOOLEAN and leaf == "bool":
         strict = {**schema, "strict": True}
     elif kind == _CHOICE and leaf in ("literal", "enum", "str"):
@@ -219,7 +222,7 @@ def _twin_kind(field: FieldSpec, info: pydantic.fields.FieldInfo | None) -> int 
             return None  # a pydantic constraint or validator the twin does not know
     if bounds != _expected_bounds(field):
         return None
-    annotation = _bare(info.annotation)
+    annotation = without_none(info.annotation)  # None is the reference decoder's
     kind = field.kind
     if kind is Kind.TEXT and field.format is None and field.convert is None:
         return _TEXT if annotation is str else None
@@ -252,16 +255,6 @@ def _expected_bounds(field: FieldSpec) -> dict[str, Any]:
         ("Le", field.maximum),
     )
     return {name: value for name, value in pairs if value is not None}
-
-
-def _bare(annotation: Any) -> Any:
-    """``X`` for ``X | None`` (the twin leaves ``None`` to the reference decoder)."""
-    arguments = getattr(annotation, "__args__", None)
-    if arguments and type(None) in arguments:
-        rest = [argument for argument in arguments if argument is not type(None)]
-        if len(rest) == 1:
-            return rest[0]
-    return annotation
 
 
 def _plain_choice(wire: str, value: object) -> bool:

@@ -174,6 +174,16 @@ def without_metadata(tp: Any) -> Any:
     return tp
 
 
+def without_none(annotation: Any) -> Any:
+    """``X`` for ``X | None`` (or ``Optional[X]``); any other annotation as it is, unpeeled."""
+    if typing.get_origin(annotation) in _UNION_ORIGINS:
+        members = typing.get_args(annotation)
+        rest = [member for member in members if member is not type(None)]
+        if len(rest) == 1 and len(rest) < len(members):
+            return rest[0]
+    return annotation
+
+
 def _is_typing_alias_type(tp: Any) -> bool:
     alias_type = getattr(typing, "TypeAliasType", None)  # Python 3.12+ `type X = ...`
     return alias_type is not None and isinstance(tp, alias_type)

@@ -89,13 +89,23 @@ redis.call('SET', KEYS[1], 'L' .. string.format('%d', now + tonumber(ARGV[2])) .
 return false
 """
 )
+
+
+def _held(kinds: str) -> str:
+    """The prelude, then: unless ``ARGV[1]`` holds the key's lease (kinds ``kinds``), 0."""
+    return (
+        _PRELUDE
+        + f"""
+if value == false then return 0 end
+local owner, token = string.match(value, '^{kinds}%d+:(%x*):(.*)$')
+if token ~= ARGV[1] or owner ~= run then return 0 end"""
+    )
+
+
 # ARGV: token, lease (ms), keep (ms). Returns 1 when renewed.
 _RENEW = (
-    _PRELUDE
+    _held("L")
     + """
-if value == false then return 0 end
-local owner, token = string.match(value, '^L%d+:(%x*):(.*)$')
-if token ~= ARGV[1] or owner ~= run then return 0 end
 redis.call('SET', KEYS[1], 'L' .. string.format('%d', now + tonumber(ARGV[2])) .. ':' .. run
   .. ':' .. token, 'PX', ARGV[3])
 return 1
@@ -103,22 +113,16 @@ return 1
 )
 # ARGV: token, keep (ms).
 _RELEASE = (
-    _PRELUDE
+    _held("L")
     + """
-if value == false then return 0 end
-local owner, token = string.match(value, '^L%d+:(%x*):(.*)$')
-if token ~= ARGV[1] or owner ~= run then return 0 end
 redis.call('SET', KEYS[1], 'O' .. run, 'PX', ARGV[2])
 return 1
 """
 )
 # ARGV: token, lease (ms), keep (ms), 'S' (inside a retry_safe step) or 'L'. 1 when held.
 _HOLD = (
-    _PRELUDE
+    _held("[LS]")
     + """
-if value == false then return 0 end
-local owner, token = string.match(value, '^[LS]%d+:(%x*):(.*)$')
-if token ~= ARGV[1] or owner ~= run then return 0 end
 redis.call('SET', KEYS[1], ARGV[4] .. string.format('%d', now + tonumber(ARGV[2])) .. ':' .. run
   .. ':' .. token, 'PX', ARGV[3])
 return 1

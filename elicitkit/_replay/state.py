@@ -49,7 +49,7 @@ import time
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit.errors import StateTooLarge, TooManyRounds
@@ -203,37 +203,25 @@ class Replay:
         state = _decode_state(request_state)
         if state is None:
             return cls(limits=limits)
-        (
-            dialogue,
-            known,
-            rounds,
-            answers,
-            pending,
-            deadlines,
-            asked_at,
-            correlations,
-            steps,
-            answers_json,
-        ) = state
         responses = (
             cast("Mapping[object, object]", input_responses)
-            if pending and isinstance(input_responses, Mapping)
+            if state.pending and isinstance(input_responses, Mapping)
             else _new_dict()
         )
         return cls(
-            dialogue=dialogue,
-            known=known,
-            rounds=rounds,
-            answers=answers,
-            pending=pending,
-            deadlines=deadlines,
-            asked_at=asked_at,
-            correlations=correlations,
+            dialogue=state.dialogue,
+            known=state.known,
+            rounds=state.rounds,
+            answers=state.answers,
+            pending=state.pending,
+            deadlines=state.deadlines,
+            asked_at=state.asked_at,
+            correlations=state.correlations,
             responses=responses,
             limits=limits,
-            steps=steps,
-            _answers_json=answers_json,
-            _answers_read=tuple(answers.items()) if answers_json is not None else (),
+            steps=state.steps,
+            _answers_json=state.answers_json,
+            _answers_read=tuple(state.answers.items()) if state.answers_json is not None else (),
         )
 
     def carried(self, key: str, digest: str) -> Carried | None:
@@ -380,18 +368,19 @@ def _encode(plain: str) -> str:
 _WORTH_COMPRESSING = 200
 
 
-_Decoded = tuple[
-    str,
-    bool,
-    int,
-    dict[str, Carried],
-    dict[str, str],
-    dict[str, float],
-    float | None,
-    dict[str, str],
-    dict[str, CarriedStep],
-    str | None,
-]
+class _Decoded(NamedTuple):
+    """A decoded ``requestState``: the fields of `DialogueState` it carries."""
+
+    dialogue: str
+    known: bool
+    rounds: int
+    answers: dict[str, Carried]
+    pending: dict[str, str]
+    deadlines: dict[str, float]
+    asked_at: float | None
+    correlations: dict[str, str]
+    steps: dict[str, CarriedStep]
+    answers_json: str | None
 
 
 def _decode_state(request_state: object) -> _Decoded | None:
@@ -460,17 +449,17 @@ def _decode_state(request_state: object) -> _Decoded | None:
                 steps[entry[0]] = CarriedStep(entry[1], cast("dict[str, Any]", entry[2]))
     if len(answers) != len(entries) or len(entries) != len(_list_or_empty(fields.get("a"))):
         answers_json = None  # not every entry was read as one answer: write them anew
-    return (
-        dialogue,
-        known,
-        rounds,
-        answers,
-        pending,
-        deadlines,
-        when,
-        _correlations(fields.get("u")),
-        steps,
-        answers_json,
+    return _Decoded(
+        dialogue=dialogue,
+        known=known,
+        rounds=rounds,
+        answers=answers,
+        pending=pending,
+        deadlines=deadlines,
+        asked_at=when,
+        correlations=_correlations(fields.get("u")),
+        steps=steps,
+        answers_json=answers_json,
     )
 
 

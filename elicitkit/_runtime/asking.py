@@ -13,7 +13,6 @@ from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._compiler.prepared_form import PreparedForm, question_digest
 from elicitkit._lru import Lru
-from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
 from elicitkit._runtime.context import (
     READABLE_KEY,
@@ -510,7 +509,7 @@ def _prepare(
     except FormDefinitionError as error:
         raise channel.surface(error) from None
     if policy is None:
-        policy = cast("OnUnsupported", run.on_unsupported)
+        policy = run.on_unsupported
     version = known_protocol(channel.protocol)
     try:
         why_not = (
@@ -539,14 +538,23 @@ def _prepare(
                 f"elicitkit with install(server, on_unsupported='ask_model'), which adds it."
             )
         raise channel.surface(ElicitationUnsupported(unsupported))
-    try:
-        # Equal per-call values share one prepared form, and so one rendered question.
-        form = compiled.prepare(version, overrides=overrides)
-    except (FormDefinitionError, TooManyCheckboxes) as error:  # nothing was sent
-        raise channel.surface(error) from None
+    form = _prepared(channel, compiled, version, overrides)
     rendered = form.question(message)
     key = _claim_key(run, form.spec, key)
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, timeout))
+
+
+def _prepared(
+    channel: Channel, compiled: CompiledForm, version: ProtocolVersion, overrides: Overrides | None
+) -> PreparedForm:
+    """``compiled`` prepared for ``version``; a form it cannot make is surfaced (nothing sent).
+
+    Equal per-call values share one prepared form, and so one rendered question.
+    """
+    try:
+        return compiled.prepare(version, overrides=overrides)
+    except (FormDefinitionError, TooManyCheckboxes) as error:
+        raise channel.surface(error) from None
 
 
 def _to_the_model(
@@ -563,16 +571,11 @@ def _to_the_model(
     a replay here, so the rest of the dialogue runs as on 2026-07-28, across the calls of
     ``answer_form``.
     """
-    channel = run.channel
-    try:
-        form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
-    except FormDefinitionError as error:
-        raise channel.surface(error) from None
+    form = _prepared(run.channel, compiled, MODEL_PROTOCOL, overrides)
     rendered = form.question(message)
     key = _claim_key(run, form.spec, key)
     run.model_keys.add(key)
-    if run.replay is None:
-        run.replay = Replay(limits=run.limits or ReplayLimits())
+    run.model_replay()
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, None))
 
 
@@ -587,11 +590,8 @@ def _defaulted(
 ) -> Asked:
     """The question answered with the form's defaults (``on_unsupported="defaults"``)."""
     channel = run.channel
-    try:
-        # 2025-11-25 writes every field's default (2025-06-18 only a boolean's).
-        form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
-    except FormDefinitionError as error:
-        raise channel.surface(error) from None
+    # 2025-11-25 writes every field's default (2025-06-18 only a boolean's).
+    form = _prepared(channel, compiled, MODEL_PROTOCOL, overrides)
     rendered = form.question(message)
     content, missing = default_content(rendered.params["requestedSchema"])
     if missing:

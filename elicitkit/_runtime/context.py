@@ -12,6 +12,7 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import RoundLease
 from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
+from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.errors import ElicitError, FormDefinitionError
 
 Notify = Callable[[], Awaitable[None]]
@@ -213,7 +214,7 @@ class ToolRun:
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
     step_keys: set[str] = field(default_factory=_new_set)
-    on_unsupported: str = "raise"
+    on_unsupported: OnUnsupported = "raise"
     answer_tool: bool = False
     model_keys: set[str] = field(default_factory=_new_set)
     limits: ReplayLimits | None = None
@@ -235,6 +236,15 @@ class ToolRun:
         if self._refusal is None:
             self._refusal = (None if self.refuses is None else self.refuses(),)
         return self._refusal[0]
+
+    def model_replay(self) -> Replay:
+        """The run's replay, started here on a 2025 era for a question handed to the model.
+
+        The rest of the dialogue then runs as on 2026-07-28, across ``answer_form``'s calls.
+        """
+        if self.replay is None:
+            self.replay = Replay(limits=self.limits or ReplayLimits())
+        return self.replay
 
 
 # What an explicit key of a question or a step may be: it names the answer or the outcome

@@ -239,24 +239,23 @@ _KINDS = {
     "array": "a list",
 }
 
+# Each bound a field may carry, in the order the line names them, and how it reads.
+_BOUNDS = {
+    "minLength": "at least {} characters",
+    "maxLength": "at most {} characters",
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "minItems": "pick at least {}",
+    "maxItems": "pick at most {}",
+}
+
 
 def _describe(field: Mapping[str, Any]) -> str:
     """One line for one field: ``zip_code (text, at least 4 characters, required)``."""
     parts = [_KINDS.get(str(field["type"]), str(field["type"]))]
     if "format" in field:
         parts.append(f"format {field['format']}")
-    if "minLength" in field:
-        parts.append(f"at least {field['minLength']} characters")
-    if "maxLength" in field:
-        parts.append(f"at most {field['maxLength']} characters")
-    if "minimum" in field:
-        parts.append(f"at least {field['minimum']}")
-    if "maximum" in field:
-        parts.append(f"at most {field['maximum']}")
-    if "minItems" in field:
-        parts.append(f"pick at least {field['minItems']}")
-    if "maxItems" in field:
-        parts.append(f"pick at most {field['maxItems']}")
+    parts.extend(phrase.format(field[bound]) for bound, phrase in _BOUNDS.items() if bound in field)
     choices = cast("list[Mapping[str, Any]] | None", field.get("choices"))
     if choices is not None:
         kind = "any of" if field["type"] == "array" else "one of"

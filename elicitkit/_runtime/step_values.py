@@ -8,7 +8,7 @@ annotation (a lambda has none):
 
 * ``{"$date": "2026-07-28"}`` and ``{"$datetime": "2026-07-28T10:00:00+00:00"}``;
 * ``{"$enum": "module:Qualname", "v": value}``;
-* ``{"$dc": "module:Qualname", "v": {field: value}}`` (a dataclass, its ``init`` fields);
+* ``{"$dc": "module:Qualname", "v": {field: value}}`` (a dataclass, every field);
 * ``{"$pd": "module:Qualname", "v": ...}`` (a pydantic model, dumped in JSON mode);
 * ``{"$ms": "module:Qualname", "v": ...}`` (a msgspec Struct, as builtins);
 * ``{"$m": {...}}``: a plain dict that has a key starting with ``$``, escaped.
@@ -120,10 +120,14 @@ def decode(data: object) -> Any:
         import msgspec  # noqa: PLC0415  (loaded already: cls is a Struct)
 
         return msgspec.convert(value, type=cls)
-    raise TypeError(
-        f"The recorded step value names {fields[tag]!r}, which is no longer a {tag} type "
-        "(the class changed since the step was recorded), so the step's result cannot be "
-        "rebuilt. Start the call afresh without requestState."
+    raise _changed(fields[tag], f"no longer a {tag} type")
+
+
+def _changed(path: str, what: str) -> TypeError:
+    return TypeError(
+        f"The recorded step value names {path!r}, which is {what} (the class changed since "
+        "the step was recorded), so the step's result cannot be rebuilt. Start the call "
+        "afresh without requestState."
     )
 
 
@@ -134,9 +138,12 @@ def _path(value: object) -> str:
 
 def _class(path: str) -> type:
     module, _, qualname = path.partition(":")
-    found: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        found = getattr(found, part)
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        raise _changed(path, "no longer importable") from None
     if not isinstance(found, type):
-        raise TypeError(f"The recorded step value names {path!r}, which is not a class.")
+        raise _changed(path, "not a class")
     return found

@@ -42,7 +42,6 @@ import anyio
 
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
-from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.state import Carried, Replay, WireQuestion
 from elicitkit._runtime.asking import need_input
 from elicitkit._runtime.context import (
@@ -431,11 +430,16 @@ async def ask_url(
     """
     timeout = check_timeout(timeout)
     run, to_the_model = _url_run("ask_url()", on_unsupported)
-    if to_the_model:
-        if run.replay is None:  # a 2025 era: the dialogue goes on through answer_form
-            run.replay = Replay(limits=run.limits or ReplayLimits())
+    if to_the_model:  # on a 2025 era the dialogue goes on through answer_form
         return await _asked_by_replay(
-            run, run.replay, message, url, completed=completed, key=key, timeout=None, model=True
+            run,
+            run.model_replay(),
+            message,
+            url,
+            completed=completed,
+            key=key,
+            timeout=None,
+            model=True,
         )
     if run.replay is not None:
         return await _asked_by_replay(
@@ -567,7 +571,7 @@ def _url_run(function: str, policy: OnUnsupported | None) -> tuple[ToolRun, bool
     if step is not None:  # on every era, before anything is sent: as ask() (asking.py)
         raise channel.surface(StepError(sent_to_url_in_step(step, function)))
     if policy is None:
-        policy = cast("OnUnsupported", run.on_unsupported)
+        policy = run.on_unsupported
     if channel.protocol not in ("2025-11-25", "2026-07-28"):
         if policy == "ask_model" and run.answer_tool:
             return run, True

@@ -19,6 +19,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from elicitkit._interrupt import INTERRUPTED_STATUS
 from elicitkit.cli.shown_text import shown
 
 TOOL = "ship"
@@ -33,7 +34,6 @@ SCRIPTED_ANSWERS: dict[str, Any] = {
 }
 
 Answer = Callable[[Mapping[str, Any]], Awaitable[types.ElicitResult]]
-INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
 
 def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> int:
@@ -54,7 +54,7 @@ def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> i
         ok = anyio.run(_both_eras, user, person, show_schema)
     except KeyboardInterrupt:
         print("\nInterrupted: the demo stopped.")
-        return INTERRUPTED
+        return INTERRUPTED_STATUS
     return 0 if ok else 1
 
 

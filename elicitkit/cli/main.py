@@ -9,6 +9,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS
 from elicitkit.cli.shown_text import shown
 from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
 
@@ -108,15 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(argv)
     except KeyboardInterrupt:  # Ctrl-C while a command still loads (each catches its own)
-        print("\nInterrupted.", file=sys.stderr)
-        return INTERRUPTED
+        print(f"\n{INTERRUPTED}", file=sys.stderr)
+        return INTERRUPTED_STATUS
     except BrokenPipeError:  # `elicitkit schema ... | head`: the reader left, nothing to say
         # Point stdout at nothing, so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-
-
-INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
 
 def _run(argv: list[str] | None) -> int:

@@ -60,9 +60,8 @@ async def fill_in(params: Mapping[str, Any]) -> TerminalAnswer:
     """Show a form request at the terminal and return the user's answer.
 
     The first keystroke chooses: Enter or ``y`` fills the form in, ``d`` declines, ``c``
-    cancels. A
-    form of one yes/no field is answered by that keystroke alone: ``y`` yes, ``n`` no (Enter
-    takes its default). Ctrl-C or Ctrl-D at any prompt cancels the form.
+    cancels. A form of one yes/no field is answered by that keystroke alone: ``y`` yes,
+    ``n`` no (Enter takes its default). Ctrl-C or Ctrl-D at any prompt cancels the form.
     """
     schema: Mapping[str, Any] = params.get("requestedSchema", {})
     fields = wire_fields(schema)
@@ -104,10 +103,15 @@ async def _yes_or_no(field: WireField) -> TerminalAnswer:
     answer = await keypress(f"  {title}? {yes} · {no}{skip} · [d]ecline · [c]ancel ", keys, default)
     if answer in ("decline", "cancel"):
         return _refused(answer)
-    print(f"  {title}: {'yes' if answer == 'y' else 'no' if answer == 'n' else '-'}")
+    _echo(title, answer)
     value = field.parse(answer)
     content = {} if value is SKIP else {field.key: value}
     return TerminalAnswer(types.ElicitResult(action="accept", content=content))
+
+
+def _echo(title: str, key: str) -> None:
+    """Print a yes/no question's answer under it (``y``, ``n``, or ``""`` for skipped)."""
+    print(f"  {title}: {'yes' if key == 'y' else 'no' if key == 'n' else '-'}")
 
 
 def _refused(action: str) -> TerminalAnswer:
@@ -141,7 +145,7 @@ async def _ask_field(field: WireField) -> Any:
         skip = " [s]kip" if not field.required else ""
         title = shown(field.title)
         answer = await keypress(f"  {title}? {choices}{skip} ", keys, default)
-        print(f"  {title}: {'yes' if answer == 'y' else 'no' if answer == 'n' else '-'}")
+        _echo(title, answer)
         return field.parse(answer)
     if field.kind in ("choice", "multi"):
         for number, (value, label) in enumerate(field.options, 1):

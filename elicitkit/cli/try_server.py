@@ -16,12 +16,11 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from elicitkit._client.tuned_client import TunedClient
+from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS
 from elicitkit.cli.schema_reader import WireField, wire_fields
 from elicitkit.cli.shown_text import shown
 from elicitkit.cli.terminal_form import fill_fields, fill_in
 from elicitkit.protocol import LATEST_PROTOCOL, check_protocol
-
-INTERRUPTED = 130  # the shell's status for a process ended by Ctrl-C (128 + SIGINT)
 
 
 def run_try(
@@ -47,8 +46,8 @@ def run_try(
         try:
             return anyio.run(_session, command, tool, parsed, protocol, progress)
         except KeyboardInterrupt:
-            print("\nInterrupted.")
-            return INTERRUPTED
+            print(f"\n{INTERRUPTED}")
+            return INTERRUPTED_STATUS
         except Exception as error:  # noqa: BLE001  (the server's failure, told in one line)
             errlog.seek(0)
             log = errlog.read().strip()

@@ -38,12 +38,7 @@ def tool_uses_resolve(server: object, name: str) -> bool:
     ``False`` when it cannot be told (an SDK that moved these attributes): elicitkit then
     does not refuse ``ask()`` beside ``Resolve``, as before that check existed.
     """
-    try:
-        manager: Any = getattr(server, "_tool_manager", None)
-        tool: Any = None if manager is None else manager.get_tool(name)
-    except (AttributeError, TypeError, LookupError):
-        return False
-    return bool(getattr(tool, "resolved_params", None))
+    return bool(getattr(_sdk_tool(server, name), "resolved_params", None))
 
 
 def tool_function(server: object, name: str) -> object:
@@ -53,12 +48,16 @@ def tool_function(server: object, name: str) -> object:
     the check of its arguments; ``None`` when it cannot be read (the SDK's own argument
     validation then answers, as before that check existed).
     """
+    return getattr(_sdk_tool(server, name), "fn", None)
+
+
+def _sdk_tool(server: object, name: str) -> Any:
+    """``server._tool_manager.get_tool(name)`` (the official SDK), or ``None`` if unreadable."""
     try:
         manager: Any = getattr(server, "_tool_manager", None)
-        tool: Any = None if manager is None else manager.get_tool(name)
+        return None if manager is None else manager.get_tool(name)
     except (AttributeError, TypeError, LookupError):
         return None
-    return getattr(tool, "fn", None)
 
 
 def state_security(boundary: RequestStateBoundary) -> RequestStateSecurity | None:

@@ -377,7 +377,7 @@ class ElicitkitMiddleware:
         self.once = AtMostOnce(store, keep=keep, wait=wait)
         self.router = completions
         self.tasks = TaskEngine.of(MemoryTaskStore()) if tasks is None else tasks
-        self.on_unsupported = on_unsupported
+        self.on_unsupported: OnUnsupported = on_unsupported
         self.companion = companion
 
     @property
@@ -553,8 +553,8 @@ class ElicitkitMiddleware:
         Questions handed to the model become its listing with a ticket instead.
         """
         if observers:  # the testing kit counts the rounds that run the body
-            observe("body", _target(ctx), current_run.get().call_tag)
-        detacher = current_run.get().detacher
+            observe("body", _target(ctx), run.call_tag)
+        detacher = run.detacher
         try:
             if isinstance(detacher, Detachable):
                 # The body runs in the background from the start, so go_async() can answer

@@ -12,6 +12,7 @@ and count only the runs of their own call: each sends a fresh tag in its request
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from collections import Counter
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -169,11 +170,10 @@ async def assert_steps_run_once(
                 await stack.enter_async_context(connect(server, user=ScriptedUser()))
                 for server in pool
             ]
-            turn = iter(range(1 << 30))
+            turn = itertools.cycle(clients)  # each send goes to the next server
 
             async def send(answers: types.InputResponses | None, state: str | None) -> Any:
-                client = clients[next(turn) % len(clients)]
-                return await _round(client, tool, arguments, answers, state, meta=meta)
+                return await _round(next(turn), tool, arguments, answers, state, meta=meta)
 
             result = await send(None, None)
             while isinstance(result, types.InputRequiredResult):

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from tests.interop._tools import NODE_BIN, SERVER
+from tests.interop._tools import CHROMIUM, NODE_BIN, SERVER
 
 TIMEOUT_MS = 20_000
 TOOLS = ("plan_stay", "preferences", "yes_or_no", "tip")  # the interop server's tools
@@ -55,11 +55,23 @@ def running_inspector(
         "DANGEROUSLY_OMIT_AUTH": "true",  # loopback only, for one test session
         "MCP_INSPECTOR_SECRET_STORE": "memory",
     }
-    log = workdir / f"inspector-{era}.log"
     argv = [str(launcher), "--web", "--protocol-era", era, sys.executable, str(server)]
+    log = workdir / f"inspector-{era}.log"
+    with listening([*argv, *server_args], client_port, workdir, log, env):
+        yield f"http://127.0.0.1:{client_port}"
+
+
+@contextmanager
+def listening(
+    argv: list[str], port: int, workdir: Path, log: Path, env: dict[str, str] | None = None
+) -> Iterator[None]:
+    """Run ARGV in WORKDIR, in a new process group, until it listens on PORT on loopback.
+
+    Its output goes to LOG; on exit the whole group is ended.
+    """
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [*argv, *server_args],
+            argv,
             cwd=workdir,
             env=env,
             stdout=out,
@@ -67,10 +79,29 @@ def running_inspector(
             start_new_session=True,
         )
     try:
-        _wait_for_port(client_port, process, log)
-        yield f"http://127.0.0.1:{client_port}"
+        _wait_for_port(port, process, log)
+        yield
     finally:
         _end_group(process)
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    """Headless Chromium (the one at CHROMIUM) for the web clients' tests."""
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@contextmanager
+def new_page(browser: Browser) -> Iterator[Page]:
+    """A fresh tab in a context of its own, closed on exit."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 
-from tests.interop._inspector import _end_group, _free_port, _wait_for_port
+from tests.interop._inspector import _free_port, listening
 from tests.interop._tools import NODE_BIN, SERVER
 
 TIMEOUT_MS = 20_000
@@ -38,19 +37,9 @@ def running_server(flavour: str, workdir: Path) -> Iterator[str]:
     """Run the interop server of FLAVOUR over streamable HTTP; yield its MCP endpoint."""
     port = _free_port()
     log = workdir / f"server-{flavour}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, str(SERVER), flavour, "--http", str(port)],
-            cwd=workdir,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_for_port(port, process, log)
+    argv = [sys.executable, str(SERVER), flavour, "--http", str(port)]
+    with listening(argv, port, workdir, log):
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        _end_group(process)
 
 
 @contextmanager
@@ -69,20 +58,9 @@ def running_inspector(launcher: Path, workdir: Path) -> Iterator[str]:
         "MCP_USE_ANONYMIZED_TELEMETRY": "false",
     }
     log = workdir / "mcp-use-inspector.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(NODE_BIN / "node"), str(launcher), "--port", str(port), "--no-open"],
-            cwd=workdir,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_for_port(port, process, log)
+    argv = [str(NODE_BIN / "node"), str(launcher), "--port", str(port), "--no-open"]
+    with listening(argv, port, workdir, log, env):
         yield f"http://127.0.0.1:{port}/inspector"
-    finally:
-        _end_group(process)
 
 
 def connect(page: Page, inspector: str, server: str, era: str) -> str:

@@ -17,18 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.interop._facts import Observe
 from tests.interop._inspector import (
     call_tool,
+    chromium,
     connect,
+    new_page,
     outcome,
     pick,
     result,
     running_inspector,
 )
-from tests.interop._tools import CHROMIUM, SERVER, both_flavours, mcp_only, require_inspector
+from tests.interop._tools import SERVER, both_flavours, mcp_only, require_inspector
 
 CLIENT = "mcp-inspector"
 ERAS = ["legacy", "modern"]
@@ -37,10 +39,8 @@ ERAS = ["legacy", "modern"]
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     require_inspector()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @dataclass(frozen=True)
@@ -67,13 +67,9 @@ def inspector(
 @pytest.fixture(scope="module")
 def connected(browser: Browser, inspector: Inspector, observe: Observe) -> Iterator[Page]:
     """One browser tab per Inspector, connected to the server once: connecting costs seconds."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    try:
-        page = context.new_page()
+    with new_page(browser) as page:
         observe(CLIENT, inspector.era, "protocol", connect(page, inspector.url))
         yield page
-    finally:
-        context.close()
 
 
 @pytest.fixture

@@ -16,10 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.interop._inspector import TIMEOUT_MS, connect, result, running_inspector
-from tests.interop._tools import CHROMIUM, require_inspector
+from tests.interop._inspector import (
+    TIMEOUT_MS,
+    chromium,
+    connect,
+    new_page,
+    result,
+    running_inspector,
+)
+from tests.interop._tools import require_inspector
 
 SERVER = Path(__file__).resolve().with_name("checkout_server.py")
 PAID = re.compile(r"^(Paid|Nothing paid) ")
@@ -30,10 +37,8 @@ BODY_RUNS = {"legacy": 1, "modern": 3}  # modern: once per round (quote, confirm
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     require_inspector()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module", params=["modern", "legacy"])
@@ -51,11 +56,8 @@ def inspector(
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+    with new_page(browser) as page:
+        yield page
 
 
 def test_quote_confirm_pay_pays_once(

@@ -15,10 +15,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.interop._inspector import TIMEOUT_MS, connect, result, running_inspector, tool_button
-from tests.interop._tools import CHROMIUM, ROOT, require_inspector
+from tests.interop._inspector import (
+    TIMEOUT_MS,
+    chromium,
+    connect,
+    new_page,
+    result,
+    running_inspector,
+    tool_button,
+)
+from tests.interop._tools import ROOT, require_inspector
 
 LONG_REPORT = ROOT / "examples" / "long_report.py"
 THIS_CHECKOUT = Path(__file__).with_name("_this_checkout.py")
@@ -28,10 +36,8 @@ REPORT = re.compile(r"^REPORT ")
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     require_inspector()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module", params=["legacy", "modern"])
@@ -47,13 +53,9 @@ def inspector(
 
 @pytest.fixture
 def page(browser: Browser, inspector: tuple[str, str]) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    try:
-        page = context.new_page()
+    with new_page(browser) as page:
         connect(page, inspector[1])
         yield page
-    finally:
-        context.close()
 
 
 def _render(page: Page, seconds: str) -> None:

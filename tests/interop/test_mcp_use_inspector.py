@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tests.interop._facts import Observe
+from tests.interop._inspector import chromium, new_page
 from tests.interop._mcp_use import (
     TIMEOUT_MS,
     Form,
@@ -35,7 +36,7 @@ from tests.interop._mcp_use import (
     running_inspector,
     running_server,
 )
-from tests.interop._tools import CHROMIUM, require_mcp_use_inspector
+from tests.interop._tools import require_mcp_use_inspector
 
 CLIENT = "mcp-use-inspector"
 # (server flavour, protocol setting): fastmcp's server on 2026-07-28 only, where its replay
@@ -49,10 +50,8 @@ mcp_only = pytest.mark.parametrize(("flavour", "era"), SESSIONS[:2], indirect=Tr
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     require_mcp_use_inspector()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -90,14 +89,9 @@ def session(
 ) -> Iterator[Session]:
     """A server of that flavour, and a tab connected to it with that protocol setting."""
     workdir = tmp_path_factory.mktemp(f"mcp-use-{flavour}-{era}")
-    with running_server(flavour, workdir) as server:
-        context = browser.new_context(viewport={"width": 1280, "height": 1000})
-        try:
-            page = context.new_page()
-            observe(CLIENT, era, "protocol", connect(page, inspector, server, era))
-            yield Session(era, flavour, page)
-        finally:
-            context.close()
+    with running_server(flavour, workdir) as server, new_page(browser) as page:
+        observe(CLIENT, era, "protocol", connect(page, inspector, server, era))
+        yield Session(era, flavour, page)
 
 
 @pytest.fixture(autouse=True)
