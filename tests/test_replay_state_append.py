@@ -154,3 +154,18 @@ def test_the_state_parses_as_json_loads_does(text: str) -> None:
         assert isinstance(expected, dict)
         assert json.loads(answers_json) == expected["a"]
         assert text.startswith('{"a":' + answers_json + ",")
+
+
+def test_a_state_is_compressed_only_once_its_json_passes_a_kilobyte() -> None:
+    # Compressing costs about 25 µs of CPU a round and pays only in bytes, so a short
+    # state goes as JSON; a long dialogue's still shrinks, and both read back the same.
+    replay = Replay(dialogue="dialogue-id-0123456789", known=True, rounds=1)
+    sizes: list[tuple[int, bool]] = []
+    for index in range(20):
+        replay.keep(f"q{index}", Carried(f"d{index}", "accept", [f"name {index}", *PROFILE]))
+        state = replay.next_state(question("q+"))
+        sizes.append((len(plain_of(state)), state.startswith("z")))
+        assert len(answers_of(state)) == index + 1
+    assert all(not packed for plain, packed in sizes if plain < 1024)
+    assert all(packed for plain, packed in sizes if plain >= 1024)
+    assert sizes[0][1] is False and sizes[-1][1] is True
