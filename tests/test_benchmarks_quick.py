@@ -83,3 +83,39 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
     hostile = text.split("## Hostile answers", 1)[1].split("\n## ", 1)[0]
     for check in ("uri: authority then a space", "pattern: ^(a\\|aa)+$", "choice: nested lists"):
         assert f"| {check} |" in hostile, check
+
+
+def test_the_round_profile_times_every_step_and_every_what_if() -> None:
+    # benchmarks/round_profile.py is a diagnostic, not a RESULTS.md section: this keeps it
+    # running as elicitkit's internals move (each wrapped step must still exist and be hit).
+    script = str(ROOT / "benchmarks" / "round_profile.py")
+    steps = subprocess.run(
+        [sys.executable, script, "phases", "--asks", "2", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert steps.returncode == 0, steps.stderr[-3000:]
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[3].strip()
+        for line in steps.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| step")
+    }
+    # Two asks: three rounds, two replayed-state reads, one carried answer rebuilt.
+    assert rows["the middleware, round included"] == "3", steps.stdout
+    assert rows["replay state: read"] == "3", steps.stdout
+    assert rows["ask(): rebuild a carried answer"] == "1", steps.stdout
+    assert rows["outcome store calls"] == "5", steps.stdout
+    bounds = subprocess.run(
+        [sys.executable, script, "bounds", "--asks", "2", "--repeats", "1", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert bounds.returncode == 0, bounds.stderr[-3000:]
+    assert bounds.stdout.splitlines()[0] == "| asks | as is | no-store | free-replays | both |"
+    assert bounds.stdout.splitlines()[2].startswith("| 2 | "), bounds.stdout

@@ -168,4 +168,5 @@ def test_a_state_is_compressed_only_once_its_json_passes_a_kilobyte() -> None:
         assert len(answers_of(state)) == index + 1
     assert all(not packed for plain, packed in sizes if plain < 1024)
     assert all(packed for plain, packed in sizes if plain >= 1024)
-    assert sizes[0][1] is False and sizes[-1][1] is True
+    assert sizes[0][1] is False
+    assert sizes[-1][1] is True

@@ -33,7 +33,8 @@ later version can add fields, and a different ``v`` is not ours::
 
 A digest is 10 base64url characters of the SHA-256 of the rendered question (message and
 schema), so an answer is only ever taken for the very question it was given for. When
-zlib makes the JSON shorter, the state is ``"z"`` followed by its base64url-compressed form.
+the JSON passes 1 KiB and zlib makes it shorter, the state is ``"z"`` followed by its
+base64url-compressed form.
 
 Nothing here knows an SDK: integrations hand in the raw ``inputResponses`` and the
 plaintext ``requestState``, and turn a `NeedInput` into their SDK's result type.
