@@ -14,10 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).parent.parent
 
 
-def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
-    output = tmp_path / "RESULTS.md"
+def _python(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """Run this interpreter in the checkout; fail with the end of its stderr if it fails."""
     run = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "--output", str(output)],
+        [sys.executable, *arguments],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -25,6 +25,12 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
         check=False,
     )
     assert run.returncode == 0, run.stderr[-3000:]
+    return run
+
+
+def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
+    output = tmp_path / "RESULTS.md"
+    run = _python("-m", "benchmarks", "--quick", "--output", str(output))
     text = output.read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == [
@@ -89,33 +95,18 @@ def test_the_round_profile_times_every_step_and_every_what_if() -> None:
     # benchmarks/round_profile.py is a diagnostic, not a RESULTS.md section: this keeps it
     # running as elicitkit's internals move (each wrapped step must still exist and be hit).
     script = str(ROOT / "benchmarks" / "round_profile.py")
-    steps = subprocess.run(
-        [sys.executable, script, "phases", "--asks", "2", "--quick"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert steps.returncode == 0, steps.stderr[-3000:]
+    steps = _python(script, "phases", "--asks", "2", "--quick")
     rows = {
         line.split("|")[1].strip(): line.split("|")[3].strip()
         for line in steps.stdout.splitlines()
         if line.startswith("| ") and not line.startswith("| step")
     }
-    # Two asks: three rounds, two replayed-state reads, one carried answer rebuilt.
+    # Two asks: three rounds (each reads its state, round one an empty one), one carried
+    # answer rebuilt, five store calls (open; claim, release; claim, record).
     assert rows["the middleware, round included"] == "3", steps.stdout
     assert rows["replay state: read"] == "3", steps.stdout
     assert rows["ask(): rebuild a carried answer"] == "1", steps.stdout
     assert rows["outcome store calls"] == "5", steps.stdout
-    bounds = subprocess.run(
-        [sys.executable, script, "bounds", "--asks", "2", "--repeats", "1", "--quick"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert bounds.returncode == 0, bounds.stderr[-3000:]
+    bounds = _python(script, "bounds", "--asks", "2", "--repeats", "1", "--quick")
     assert bounds.stdout.splitlines()[0] == "| asks | as is | no-store | free-replays | both |"
     assert bounds.stdout.splitlines()[2].startswith("| 2 | "), bounds.stdout
