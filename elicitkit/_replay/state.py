@@ -366,10 +366,11 @@ def _encode(plain: str) -> str:
 
 
 # Below this a state goes as it is. Compressing pays in bytes, never in CPU: in a real round
-# zlib runs cold, about 25 µs for 0.5 to 2 KB (7 µs in a `timeit` loop), while carrying
-# 1 KB more through the SDK's seal and the transport costs a few µs. Above it, the bytes
-# matter: 20 varied answers seal to 3,042 bytes, 4,327 uncompressed (5 answers: 1,393
-# instead of 1,143). Measured in `benchmarks/README.md` (issue 22, second session).
+# zlib runs cold, about 25 µs for 0.5 to 2 KB (7 µs in a `timeit` loop), and the bytes it
+# saves on a short state cost less to carry (in memory, 3 and 10 asks became about 0.1x of
+# hand-written cheaper; over HTTP, 10 asks did not get dearer). Above it, the bytes matter:
+# 20 varied answers seal to 3,042 bytes, 4,327 uncompressed (5 answers: 1,393 instead of
+# 1,143). Measured in `benchmarks/README.md` (issue 22, second session).
 _WORTH_COMPRESSING = 1024
 
 
