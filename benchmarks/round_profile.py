@@ -51,7 +51,7 @@ WHAT_IFS = ("as is", "no-store", "free-replays", "both")
 
 def phases(asks: list[int], *, quick: bool = False) -> None:
     """Print elicitkit's steps inside real rounds: µs per dialogue, and calls per dialogue."""
-    from elicitkit._replay import once, state  # noqa: PLC0415  (after the benchmark's imports)
+    from elicitkit._replay import once, state  # noqa: PLC0415  (only this diagnostic reads internals)
     from elicitkit._runtime import asking  # noqa: PLC0415
     from elicitkit.integrations import mcp as integration  # noqa: PLC0415
 
