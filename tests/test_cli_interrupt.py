@@ -11,9 +11,7 @@ from __future__ import annotations
 import io
 import os
 import signal
-import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,18 +19,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.python_child import run_python
+
 REPO = Path(__file__).resolve().parent.parent
-
-
-def run_python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize(

@@ -7,25 +7,7 @@ elicitkit: the compiler looks msgspec up when it meets a type, not when it is im
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-
-ROOT = Path(__file__).parents[1]
-
-
-def run_python(code: str) -> subprocess.CompletedProcess[str]:
-    # cwd=ROOT: `python -c` puts the working directory first on sys.path, so the elicitkit
-    # under test is imported, whatever is installed.
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+from tests.python_child import run_python
 
 
 def test_import_elicitkit_does_not_import_msgspec() -> None:

@@ -153,6 +153,10 @@ class TaskStore(Protocol):
     """Keeps task records, shared by every worker that serves the same clients.
 
     Every method is atomic for one task id. Records are forgotten after their ``ttl_ms``.
+    Every call must end, returning or raising, within a bounded time of its own (`wait`:
+    ``seconds`` at most): elicitkit bounds only the lease renewal of a running task, so a
+    store that hangs would hang the ``tasks/*`` requests that reach it. ``RedisTaskStore``
+    bounds each Redis call by its ``timeout``; ``MemoryTaskStore`` never waits.
     """
 
     async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:

@@ -418,12 +418,10 @@ async def _ask_round(
     prepared = [_prepare(run, tp, message, key, policy=policy) for tp, message, key in questions]
     # Read after preparing: a question handed to the model starts a replay on a 2025 era.
     channel, replay = run.channel, run.replay
-    if (
-        replay is None
-        and hasattr(channel, "send_all")
-        and all(a.answered is None for a in prepared)
-    ):
-        return await _ask_at_once(prepared, channel)
+    # Only a task's channel sends several questions at once; `Channel` does not require it.
+    send_all: SendAll | None = getattr(channel, "send_all", None)
+    if replay is None and send_all is not None and all(a.answered is None for a in prepared):
+        return await _ask_at_once(prepared, send_all, channel)
     if replay is None:  # handshake eras: one request per question, in order
         results: list[ElicitResultTyped[Any]] = []
         for asked in prepared:
@@ -453,14 +451,13 @@ async def _ask_round(
 
 
 async def _ask_at_once(
-    prepared: Sequence[Asked], channel: Channel
+    prepared: Sequence[Asked], send_all: SendAll, channel: Channel
 ) -> tuple[ElicitResultTyped[Any], ...]:
-    """Ask every question together through a channel that can (a task's ``inputRequests``).
+    """Ask every question together through ``send_all`` (a task's ``inputRequests``).
 
     The answers are decoded in order once all have arrived, so the outcome is the same as
     asking one after the other: the first invalid answer raises.
     """
-    send_all = cast("SendAll", channel.send_all)  # type: ignore[attr-defined]
     raws = await send_all(
         [(asked.question.params, asked.question.timeout, asked.question.key) for asked in prepared]
     )
