@@ -170,6 +170,13 @@ def structured(result: types.CallToolResult) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
+async def answer_address(client: Client, ticket: object) -> types.CallToolResult:
+    """Pass ``ticket`` to answer_form with an address, as a model would."""
+    return await client.call_tool(
+        "answer_form", {"ticket": ticket, "answers": {"street": "a", "zip_code": "1234"}}
+    )
+
+
 @pytest.fixture(params=SDKS)
 def sdk(request: pytest.FixtureRequest) -> str:
     return str(request.param)
@@ -296,9 +303,7 @@ async def test_tampered_ticket_is_refused_before_anything_runs(sdk: str) -> None
         runs = world.runs
         flipped = ticket[:-2] + ("AA" if ticket[-2:] != "AA" else "BB")
         for bad in (flipped, "", "v1.nothing", 42):
-            result = await client.call_tool(
-                "answer_form", {"ticket": bad, "answers": {"street": "a", "zip_code": "1234"}}
-            )
+            result = await answer_address(client, bad)
             assert result.is_error
             assert text_of(result) == (
                 "The ticket passed to answer_form is not one this server issued (it is "
@@ -315,9 +320,7 @@ async def test_expired_ticket_is_refused(sdk: str) -> None:
     async with no_forms(server, "2025-11-25") as client:
         ticket = structured(await client.call_tool("ship", {"item": "lamp"}))["ticket"]
         await anyio.sleep(0.3)
-        result = await client.call_tool(
-            "answer_form", {"ticket": ticket, "answers": {"street": "a", "zip_code": "1234"}}
-        )
+        result = await answer_address(client, ticket)
     assert result.is_error
     assert text_of(result) == (
         "The ticket passed to answer_form has expired (a ticket lasts 0.2 seconds), so nothing "
@@ -335,9 +338,7 @@ async def test_ticket_of_another_server_is_refused(sdk: str) -> None:
     async with no_forms(issuer, "2026-07-28") as client:
         ticket = structured(await client.call_tool("ship", {"item": "lamp"}))["ticket"]
     async with no_forms(other, "2026-07-28") as client:
-        result = await client.call_tool(
-            "answer_form", {"ticket": ticket, "answers": {"street": "a", "zip_code": "1234"}}
-        )
+        result = await answer_address(client, ticket)
     assert result.is_error
     assert text_of(result) == (
         "The ticket passed to answer_form was issued by another server, not this one "
@@ -514,9 +515,7 @@ async def test_model_answers_are_logged_as_such(sdk: str, caplog: pytest.LogCapt
     caplog.set_level(logging.DEBUG, logger="elicitkit")
     async with no_forms(server, "2025-11-25") as client:
         ticket = structured(await client.call_tool("ship", {"item": "lamp"}))["ticket"]
-        await client.call_tool(
-            "answer_form", {"ticket": ticket, "answers": {"street": "a", "zip_code": "1234"}}
-        )
+        await answer_address(client, ticket)
     records: list[dict[str, Any]] = [
         record.__dict__["elicitkit"] for record in caplog.records if "elicitkit" in record.__dict__
     ]

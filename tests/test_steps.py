@@ -13,7 +13,9 @@ import dataclasses
 import datetime as dt
 import enum
 import secrets
+import sys
 from collections import Counter
+from types import ModuleType
 from typing import Any
 
 import anyio
@@ -187,6 +189,34 @@ def test_a_value_without_a_json_round_trip_is_refused(value: object, name: str) 
         encode("quote", value)
     assert str(caught.value).startswith(
         f"Cannot record the result of step 'quote': {name} has no JSON round trip"
+    )
+
+
+@pytest.mark.parametrize("gone", ["module", "class"], ids=["module-removed", "class-renamed"])
+def test_a_recorded_value_whose_class_is_gone_asks_for_a_fresh_start(
+    gone: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = ModuleType("tests_steps_throwaway")
+
+    @dataclasses.dataclass
+    class Parcel:
+        weight: int
+
+    Parcel.__module__, Parcel.__qualname__ = module.__name__, "Parcel"
+    monkeypatch.setattr(module, "Parcel", Parcel, raising=False)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    recorded = encode("weigh", Parcel(3))
+    assert decode(recorded) == Parcel(3)  # found while the class is where it was recorded
+    if gone == "module":
+        monkeypatch.delitem(sys.modules, module.__name__)
+    else:
+        monkeypatch.delattr(module, "Parcel")
+    with pytest.raises(TypeError) as caught:
+        decode(recorded)
+    assert str(caught.value) == (
+        "The recorded step value names 'tests_steps_throwaway:Parcel', which is no longer "
+        "importable (the class changed since the step was recorded), so the step's result "
+        "cannot be rebuilt. Start the call afresh without requestState."
     )
 
 

@@ -121,14 +121,16 @@ async def call(client: Client, **extra: Any) -> Any:
     )
 
 
-async def until(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
-    """Poll the task until its status is one of ``statuses`` (5 s at most)."""
-    with anyio.fail_after(5):
+async def until(
+    client: Client, task_id: str, *statuses: str, within: float = 5, every: float = 0.02
+) -> dict[str, Any]:
+    """Poll the task every ``every`` s until its status is one of ``statuses`` (``within`` s)."""
+    with anyio.fail_after(within):
         while True:
             task = await get_task(client, task_id)
             if task["status"] in statuses:
                 return task
-            await anyio.sleep(0.02)
+            await anyio.sleep(every)
 
 
 async def start_task(client: Client) -> tuple[CreatedTask, Any]:

@@ -39,6 +39,7 @@ from elicitkit.testing._task_wire import CreatedTask, TasksExtension, get_task, 
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
 from tests.redis_server import RedisProcess, redis_process
+from tests.test_tasks import until
 
 pytestmark = pytest.mark.anyio
 
@@ -281,12 +282,8 @@ async def _start(client: Client, title: str, seconds: float) -> tuple[str, dict[
 
 
 async def _until(client: Client, task_id: str, *statuses: str, within: float = 10) -> Any:
-    with anyio.fail_after(within):
-        while True:
-            task = await get_task(client, task_id)
-            if task["status"] in statuses:
-                return task
-            await anyio.sleep(0.05)
+    """`until` through a worker process: a longer wait, a slower poll."""
+    return await until(client, task_id, *statuses, within=within, every=0.05)
 
 
 async def _count(effects: SyncRedis, name: str, value: int, within: float) -> None:

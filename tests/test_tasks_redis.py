@@ -35,7 +35,7 @@ from elicitkit.testing._task_wire import (
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
 from tests.sdks import SDKS, in_memory
-from tests.test_tasks import Counts, build
+from tests.test_tasks import Counts, build, until
 
 pytestmark = pytest.mark.anyio
 
@@ -163,12 +163,8 @@ async def _start(client: Client, seconds: float) -> str:
 
 
 async def _until(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
-    with anyio.fail_after(10):
-        while True:
-            task = await get_task(client, task_id)
-            if task["status"] in statuses:
-                return task
-            await anyio.sleep(0.05)
+    """`until` through a worker process: a longer wait, a slower poll."""
+    return await until(client, task_id, *statuses, within=10, every=0.05)
 
 
 async def test_two_workers_serve_one_task(workers: list[tuple[str, Any]]) -> None:
