@@ -11,6 +11,7 @@ import os
 import secrets
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -23,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from redis.asyncio import Redis
 
 from elicitkit._replay.redis_tasks import RedisTaskStore
-from elicitkit._replay.tasks import WORKER_LOST
+from elicitkit._replay.tasks import WORKER_LOST, TaskRecord
 from elicitkit._runtime.tasks import TaskEngine
 from elicitkit.testing._task_wire import (
     CreatedTask,
@@ -108,6 +109,39 @@ async def test_records_expire_with_their_ttl(redis_client: Redis) -> None:
     assert await engine.get(record.task_id, None) is not None
     await anyio.sleep(0.4)
     assert await engine.get(record.task_id, None) is None
+
+
+async def test_a_redis_that_lost_its_scripts_still_creates_and_reads_tasks(
+    redis_client: Redis,
+) -> None:
+    # As RedisStore's (tests/test_stores.py), the scripts go by digest (EVALSHA); a Redis
+    # without them (restarted, SCRIPT FLUSH) answers NOSCRIPT, and the text follows once.
+    store = _store(redis_client, f"test:{secrets.token_hex(4)}:")
+
+    def fresh() -> TaskRecord:
+        now = time.time()
+        return TaskRecord(
+            task_id=secrets.token_urlsafe(16),
+            status="working",
+            created_at=now,
+            updated_at=now,
+            ttl_ms=60_000,
+            poll_ms=1000,
+            lease_until=now + 10,
+        )
+
+    await redis_client.script_flush()
+    first = fresh()
+    assert await store.create(first, dialogue="d") == first
+    assert await store.get(first.task_id) == first
+    # Once it knows them again, the digests are enough.
+    stats = await redis_client.info("commandstats")
+    evals = stats["cmdstat_eval"]["calls"]
+    second = fresh()
+    assert await store.create(second, dialogue="e") == second
+    assert await store.get(second.task_id) == second
+    stats = await redis_client.info("commandstats")
+    assert stats["cmdstat_eval"]["calls"] == evals
 
 
 @pytest.fixture(scope="module", params=SDKS)

@@ -24,22 +24,23 @@ dialogue is refused as forgotten rather than run again. The price is that a Redi
 ends the calls in progress (their users start afresh); completed calls still replay.
 
 Every operation is one Lua script (or one ``SET``), so one atomic step and one round trip,
-sent by its digest (``EVALSHA``; the script's text only when Redis answers ``NOSCRIPT``), and
-idempotent (a claim sent twice by the same round finds its own lease), so each is sent
-once more on a fresh connection when the first fails to reach Redis: after a restart the
-client's pooled connections are dead, and the first command on each fails. The durability this
-relies on, and what `RedisStore` checks of it at first use, is in ``docs/http.md``.
+sent by its digest (``EVALSHA``; the script's text only when Redis answers ``NOSCRIPT``:
+`elicitkit._replay.redis_scripts.run_script`), and idempotent (a claim sent twice by the
+same round finds its own lease), so each is sent once more on a fresh connection when the
+first fails to reach Redis: after a restart the client's pooled connections are dead, and the
+first command on each fails. The durability this relies on, and what `RedisStore` checks of
+it at first use, is in ``docs/http.md``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError, NoScriptError  # noqa: A004  (redis's)
+from redis.exceptions import ConnectionError  # noqa: A004  (redis's)
 
+from elicitkit._replay.redis_scripts import run_script
 from elicitkit._replay.store import Claim
 
 logger = logging.getLogger("elicitkit")
@@ -128,11 +129,6 @@ redis.call('SET', KEYS[1], ARGV[4] .. string.format('%d', now + tonumber(ARGV[2]
 return 1
 """
 )
-# Each script's SHA-1, by which Redis knows it once it ran (EVALSHA), computed once.
-_SHA = {
-    script: hashlib.sha1(script.encode(), usedforsecurity=False).hexdigest()
-    for script in (_OPEN, _CLAIM, _RENEW, _RELEASE, _HOLD)
-}
 _STATUSES = {"B": "busy", "I": "interrupted", "F": "forgotten"}
 
 
@@ -246,21 +242,11 @@ class RedisStore:
         return problems
 
     async def _eval(self, script: str, dialogue: str, *args: object) -> object:
+        keys = (self._prefix + dialogue,)
         try:
-            return await self._run(script, self._prefix + dialogue, args)
+            return await run_script(self._redis, script, keys, args)
         except ConnectionError:  # a dead pooled connection: once more, on a fresh one
-            return await self._run(script, self._prefix + dialogue, args)
-
-    async def _run(self, script: str, key: str, args: tuple[object, ...]) -> object:
-        # EVALSHA sends the script's 40-character digest, not its text (about 1 KB each
-        # time). A Redis that does not know it (restarted, flushed with SCRIPT FLUSH, or
-        # another server behind the same address) says NOSCRIPT, and the one EVAL that
-        # follows both runs the script and caches it there: still one atomic step, and the
-        # script never ran twice (NOSCRIPT means it did not run at all).
-        try:
-            return await self._redis.execute_command("EVALSHA", _SHA[script], 1, key, *args)
-        except NoScriptError:
-            return await self._redis.execute_command("EVAL", script, 1, key, *args)
+            return await run_script(self._redis, script, keys, args)
 
     async def _first_use(self) -> None:
         if self._checked:

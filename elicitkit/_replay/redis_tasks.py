@@ -26,8 +26,9 @@ Keys, under ``prefix``: ``t:<task id>`` holds the record (JSON), ``d:<dialogue>`
 the task a dialogue went on as, ``l:<task id>`` the lease; the first two expire ``ttlMs``
 after the task's creation (a relative ``PX``: no worker's clock). Changes are optimistic
 transactions (``WATCH``/``MULTI``): a change that raced another is redone on the fresh
-record. Every call has a timeout (``timeout``): a Redis that does not answer fails the
-request, never hangs it.
+record. Creating and reading are one Lua script each, sent by its digest
+(`elicitkit._replay.redis_scripts.run_script`). Every call has a timeout (``timeout``): a
+Redis that does not answer fails the request, never hangs it.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
+from elicitkit._replay.redis_scripts import run_script
 from elicitkit._replay.tasks import TaskRecord, lose_worker
 
 # ARGV: record JSON, task id, time to live (ms, or 0: none), prefix, lease (ms). KEYS:
@@ -122,26 +124,22 @@ class RedisTaskStore:
         # The last version of each task this process read, so `wait` can tell a change
         # that landed between that read and its subscription (bounded: one per task seen).
         self._seen: dict[str, float] = {}
-        # Every poll reads through this script: by its digest (EVALSHA), not its text.
-        self._read_script: Any = client.register_script(_READ)
 
     async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
         """See `elicitkit.stores.TaskStore.create`."""
         key = self._key(record.task_id)
         with anyio.fail_after(self.timeout):
-            found = await self._redis.eval(
+            found = await run_script(
+                self._redis,
                 _CREATE,
-                3,
-                key,
-                key if dialogue is None else self._prefix + "d:" + dialogue,
-                self._lease_key(record.task_id),
-                _dumps(record),
-                record.task_id,
-                record.ttl_ms or 0,
-                self._prefix,
-                _ms(self.lease),
+                [
+                    key,
+                    key if dialogue is None else self._prefix + "d:" + dialogue,
+                    self._lease_key(record.task_id),
+                ],
+                [_dumps(record), record.task_id, record.ttl_ms or 0, self._prefix, _ms(self.lease)],
             )
-        return record if found is None else _loads(found)
+        return record if found is None else _loads(cast("bytes | str", found))
 
     async def get(self, task_id: str) -> TaskRecord | None:
         """See `elicitkit.stores.TaskStore.get`: a task whose lease lapsed is ``failed``."""
@@ -153,8 +151,11 @@ class RedisTaskStore:
 
     async def _read(self, task_id: str, lease_ms: int) -> TaskRecord | None:
         with anyio.fail_after(self.timeout):
-            found = await self._read_script(
-                keys=[self._key(task_id), self._lease_key(task_id)], args=[lease_ms]
+            found = cast(
+                "list[Any] | None",  # _READ's {record, held}, or None when there is no record
+                await run_script(
+                    self._redis, _READ, [self._key(task_id), self._lease_key(task_id)], [lease_ms]
+                ),
             )
             if not found:
                 return None
