@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel
 
 from elicitkit import (
     ElicitError,
@@ -258,3 +260,63 @@ async def test_a_step_inside_a_step_and_replaying_are_not_refused(
 
     async with Client(in_memory(server), mode=mode, elicitation_callback=never_called) as client:
         assert text_of(await client.call_tool("outer", {})) == "done:False"
+
+
+class Account(BaseModel):
+    account: str
+
+
+async def which_account() -> Elicit[Account]:
+    return Elicit("Which account?", Account)
+
+
+def beside_resolve(tool: str) -> str:
+    return (
+        f"Error executing tool {tool}: The tool {tool!r} uses both the SDK's Resolve(...) "
+        "parameters and elicitkit's ask(), which cannot share one call: on MCP 2026-07-28 both "
+        "carry their progress in the one requestState, and the user would be asked the same "
+        "questions over and over. Ask every question with ask() or ask_all() in the tool body, "
+        "or only with Resolve(...)."
+    )
+
+
+@pytest.mark.parametrize(("mode", "protocol"), ERAS)
+async def test_a_page_beside_the_sdks_resolve_is_refused_as_a_form_is(
+    mode: str, protocol: str
+) -> None:
+    """On 2026-07-28 the two took turns at the one requestState: asked again and again.
+
+    Refused on 2025-11-25 too, where it would work, so that a tool that works there works
+    on 2026-07-28 (as ``ask()`` is). ``step()`` and ``go_async()`` ask nothing, and run.
+    """
+    server = new_server("mcp", "bank")
+    shown: list[str] = []
+
+    @server.tool()
+    async def sign_in(account: Annotated[Account, Resolve(which_account)]) -> str:
+        await ask_url("Sign in", URL)
+        return "signed in"
+
+    @server.tool()
+    async def must_sign_in(account: Annotated[Account, Resolve(which_account)]) -> str:
+        await require_url("Sign in first", URL)
+        return "unreachable"
+
+    @server.tool()
+    async def quietly(account: Annotated[Account, Resolve(which_account)]) -> str:
+        quote = await step("quote", _noop)
+        return f"{account.account}:{quote}:{await go_async()}"
+
+    async def answer(context: Any, params: Any) -> types.ElicitResult:
+        shown.append(params.message)
+        return types.ElicitResult(action="accept", content={"account": "savings"})
+
+    async with Client(in_memory(server), mode=mode, elicitation_callback=answer) as client:
+        assert client.protocol_version == protocol
+        page = await client.call_tool("sign_in", {})
+        required = await client.call_tool("must_sign_in", {})
+        fine = await client.call_tool("quietly", {})
+    assert error_text(page) == beside_resolve("sign_in")
+    assert error_text(required) == beside_resolve("must_sign_in")
+    assert text_of(fine) == "savings:done:False"
+    assert shown == ["Which account?"] * 3  # Resolve's own question only, once per call
