@@ -124,7 +124,9 @@ class Channel(Protocol):
         """Return the exception to raise for ``error``.
 
         Uncaught by the tool, it must reach the client with its message: SDKs hide the text
-        of exceptions they do not expect.
+        of exceptions they do not expect. Called by the entry guard for whatever elicitkit
+        error escapes an entry point (`elicitkit._runtime.entry`), so it may see an error
+        twice (``confirm()`` asks through ``ask()``): surfacing one again changes nothing.
         """
         ...
 
