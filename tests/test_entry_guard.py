@@ -320,3 +320,37 @@ async def test_a_page_beside_the_sdks_resolve_is_refused_as_a_form_is(
     assert error_text(required) == beside_resolve("must_sign_in")
     assert text_of(fine) == "savings:done:False"
     assert shown == ["Which account?"] * 3  # Resolve's own question only, once per call
+
+
+@pytest.mark.parametrize("host", HOSTS)
+async def test_a_one_liners_own_argument_errors_reach_the_client_too(
+    host: tuple[str, dict[str, Any]],
+) -> None:
+    """Checked before the one-liner asked (once only "Error executing tool NAME")."""
+    sdk, options = host
+    server = new_server(sdk, "oneliners", **options)
+
+    @server.tool()
+    async def yes_no() -> str:
+        return str(await confirm("Sure?", default=1))  # type: ignore[arg-type]
+
+    @server.tool()
+    async def pick() -> str:
+        return str(await choose("Size?", []))
+
+    target = in_memory(server)
+    async with Client(target, mode="legacy", elicitation_callback=never_called) as client:
+        refused = await client.call_tool("yes_no", {})
+        empty = await client.call_tool("pick", {})
+    assert error_text(refused) == tool_error(
+        sdk,
+        "yes_no",
+        "Cannot ask confirm() with the default 1: a yes/no question takes True or False. Pass "
+        "default=True or default=False.",
+    )
+    assert error_text(empty) == tool_error(
+        sdk,
+        "pick",
+        "Cannot ask choose() without options: there is nothing to choose. Pass at least one "
+        "option.",
+    )
