@@ -22,7 +22,8 @@ quiet_when_interrupted_at_start()
 from elicitkit._compiler.markers import Email, FormField, Uri
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._replay.limits import ReplayLimits
-from elicitkit._runtime.asking import Question, ask, ask_all
+from elicitkit._runtime.all_at_once import Question, ask_all
+from elicitkit._runtime.asking import ask
 from elicitkit._runtime.form_functions import form, parse_content, requested_schema
 from elicitkit._runtime.missing_arguments import fill_missing
 from elicitkit._runtime.oneliners import ask_text, choose, confirm

@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Generic, NamedTuple, TypeVar, cast, overload
+from typing import Any, NamedTuple, TypeVar, cast, overload
 
 from elicitkit._compiler.compiled_forms import CompiledForm, compiled_form
 from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._compiler.prepared_form import PreparedForm, question_digest
-from elicitkit._lru import Lru
 from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
-from elicitkit._runtime.context import (
-    READABLE_KEY,
-    Channel,
-    ToolRun,
-    asked_in_step,
-    current_run,
-    no_call,
-    running_step,
-)
+from elicitkit._runtime.context import ToolRun, current_run
+from elicitkit._runtime.entry import asks_a_question, entry_point
+from elicitkit._runtime.keys import claim, claim_reask, form_stem
 from elicitkit._runtime.model_listing import ANSWER_TOOL
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.retries import (
     DEFAULT_RETRIES,
-    RETRY_MARK,
     check_retries,
     corrected_params,
     kept_values,
@@ -42,19 +33,12 @@ from elicitkit.errors import (
     ElicitationUnsupported,
     ElicitError,
     FieldError,
-    FormDefinitionError,
     InvalidContent,
-    StepError,
-    TooManyCheckboxes,
 )
 from elicitkit.protocol import ProtocolVersion, known_protocol
 
 T = TypeVar("T")
 
-# A channel's way to send several questions at once (a task's): (params, within, key) each.
-SendAll = Callable[
-    [list[tuple[dict[str, Any], float | None, str]]], Awaitable[list[Mapping[str, Any]]]
-]
 # The grammar a question handed to the model, or answered with its defaults, is read in.
 MODEL_PROTOCOL: ProtocolVersion = "2025-11-25"
 
@@ -83,6 +67,7 @@ async def ask(
     overrides: Overrides | None = None,
     on_unsupported: OnUnsupported | None = None,
 ) -> ElicitResultTyped[Any]: ...
+@entry_point("ask()", in_step=asks_a_question, beside_resolve=True)
 async def ask(
     tp: Any,
     message: str | None = None,
@@ -152,8 +137,8 @@ async def ask(
     retries, timeout = check_retries(retries), check_timeout(timeout)
     if on_unsupported is not None:
         check_policy(on_unsupported, "ask()")
-    run = _current_run()
-    asked = _prepare(run, tp, message, key, timeout, overrides=overrides, policy=on_unsupported)
+    run = current_run.get()
+    asked = prepare(run, tp, message, key, timeout, overrides=overrides, policy=on_unsupported)
     if asked.answered is not None:
         return asked.answered
     replay = run.replay
@@ -163,7 +148,7 @@ async def ask(
         question = asked.question
         carried = replay.carried(question.key, question.digest)
         if carried is not None and carried.action == "accept":
-            return _marked(run, question.key, _rebuilt(asked.form, carried, run.channel))
+            return marked(run, question.key, _rebuilt(asked.form, carried))
     return await ask_until_valid(run, asked, retries)
 
 
@@ -204,7 +189,7 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
             invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
             if attempt >= retries:
                 log.outcome("invalid", invalid_fields)
-                raise run.channel.surface(rejected.error) from None
+                raise rejected.error from None
             attempt += 1
             question = _again(run, form.spec, base, rejected, attempt)
             continue
@@ -212,10 +197,10 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
             log.outcome(_outcome_of(error), invalid_fields)
             raise
         log.outcome(result.action, invalid_fields)
-        return _marked(run, question.key, result)
+        return marked(run, question.key, result)
 
 
-def _marked(run: ToolRun, key: str, result: ElicitResultTyped[Any]) -> ElicitResultTyped[Any]:
+def marked(run: ToolRun, key: str, result: ElicitResultTyped[Any]) -> ElicitResultTyped[Any]:
     """``result``, marked as typed by the model when its question went to the model."""
     if key in run.model_keys:
         return replace(result, answered_by="model")
@@ -260,17 +245,17 @@ async def _attempt(
     if replay is None:
         raw = await channel.send(question.params, question.timeout, key=question.key)
         try:
-            return _typed_result(form, raw, channel)
+            return typed_result(form, raw)
         except InvalidContent as error:
             kept = kept_values(form.spec, raw.get("content"), error.errors, form.protocol)
             raise _Rejected(error, kept) from None
     try:
-        answer = _replayed(replay, form, question, channel)
+        answer = replayed(replay, form, question)
     except InvalidContent as error:
         carried = replay.carried(question.key, question.digest)
         raise _Rejected(error, [] if carried is None else carried.kept) from None
     if answer is None:
-        raise need_input(replay, (question,), channel)
+        raise need_input(replay, (question,))
     return answer
 
 
@@ -305,191 +290,23 @@ def _again(
 ) -> WireQuestion:
     """The re-ask after ``rejected``: the problems in the message, kept values as defaults."""
     params = corrected_params(base.params, spec, rejected.error.errors, rejected.kept)
-    key = f"{base.key}{RETRY_MARK}{attempt}"
-    run.keys.add(key)
+    key = claim_reask(run, base.key, attempt)
     if base.key in run.model_keys:  # asked again of the model: its answer is the model's
         run.model_keys.add(key)
     return WireQuestion(key, question_digest(params), params, base.timeout)
 
 
-@dataclass(frozen=True)
-class Question(Generic[T]):
-    """One question for `ask_all`: a form type with its own message and key.
-
-    Attributes:
-        tp: The form type, as for `ask`.
-        message: What the client shows above the form (as for `ask`).
-        key: The question's key on the wire (as for `ask`).
-    """
-
-    tp: type[T]
-    message: str | None = None
-    key: str | None = None
-
-
-A = TypeVar("A")
-B = TypeVar("B")
-C = TypeVar("C")
-D = TypeVar("D")
-
-
-@overload
-async def ask_all(
-    a: type[A] | Question[A],
-    b: type[B] | Question[B],
-    /,
-    *,
-    on_unsupported: OnUnsupported | None = None,
-) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B]]: ...
-@overload
-async def ask_all(
-    a: type[A] | Question[A],
-    b: type[B] | Question[B],
-    c: type[C] | Question[C],
-    /,
-    *,
-    on_unsupported: OnUnsupported | None = None,
-) -> tuple[ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C]]: ...
-@overload
-async def ask_all(
-    a: type[A] | Question[A],
-    b: type[B] | Question[B],
-    c: type[C] | Question[C],
-    d: type[D] | Question[D],
-    /,
-    *,
-    on_unsupported: OnUnsupported | None = None,
-) -> tuple[
-    ElicitResultTyped[A], ElicitResultTyped[B], ElicitResultTyped[C], ElicitResultTyped[D]
-]: ...
-@overload
-async def ask_all(
-    *questions: Any, on_unsupported: OnUnsupported | None = None
-) -> tuple[ElicitResultTyped[Any], ...]: ...
-async def ask_all(
-    *questions: Any, on_unsupported: OnUnsupported | None = None
-) -> tuple[ElicitResultTyped[Any], ...]:
-    """Ask several independent questions at once, and return their answers in order.
-
-    On 2026-07-28 every unanswered question goes out in one ``InputRequiredResult`` (one
-    round trip for all); on 2025-06-18 and 2025-11-25, which have one question per
-    request, they are asked one after the other.
-
-    Args:
-        questions: Form types, or `Question` objects to give one its message or key.
-        on_unsupported: What to do if the client cannot show forms (as for `ask`); with
-            ``"ask_model"`` all the questions go to the model together, under one ticket.
-
-    Returns:
-        One outcome per question, in the order given, each typed like `ask`'s.
+def need_input(replay: Replay, questions: tuple[WireQuestion, ...]) -> NeedInput:
+    """The signal that ends the run with these questions.
 
     Raises:
-        ElicitationUnsupported: The client cannot show forms; nothing was sent.
-        InvalidContent: An answer does not fit its form (``ask_all`` does not re-ask);
-            ``.errors`` says why.
-        ElicitationTimeout: A question was not answered within 600 seconds.
-        ElicitationFailed: The client answered with an error.
-        ClientDisconnected: The client's connection closed while a question was open
-            (2025-06-18, 2025-11-25).
-        FormDefinitionError: A form type cannot be expressed as a form, or a key is
-            malformed or already used in this call; nothing was sent.
-        TooManyRounds: The call reached ``ReplayLimits.max_rounds`` (2026-07-28).
-        StateTooLarge: The carried answers reached ``ReplayLimits.max_state_bytes``.
-        ElicitError: ``ask_all()`` was called outside a handler, or beside the SDK's
-            Resolve.
+        TooManyRounds: The dialogue would exceed its rounds (`Replay.next_state`).
+        StateTooLarge: Its state would exceed its size.
     """
-    asked: list[tuple[Any, str | None, str | None]] = []
-    for item in cast("tuple[object, ...]", questions):
-        if isinstance(item, Question):
-            question: Question[object] = cast("Question[object]", item)
-            asked.append((question.tp, question.message, question.key))
-        else:
-            asked.append((item, None, None))
-    if on_unsupported is not None:
-        check_policy(on_unsupported, "ask_all()")
-    return await _ask_round(asked, on_unsupported)
+    return NeedInput(questions, replay.next_state(questions))
 
 
-async def _ask_round(
-    questions: Sequence[tuple[Any, str | None, str | None]],
-    policy: OnUnsupported | None = None,
-) -> tuple[ElicitResultTyped[Any], ...]:
-    run = _current_run("ask_all()")
-    prepared = [_prepare(run, tp, message, key, policy=policy) for tp, message, key in questions]
-    # Read after preparing: a question handed to the model starts a replay on a 2025 era.
-    channel, replay = run.channel, run.replay
-    # Only a task's channel sends several questions at once; `Channel` does not require it.
-    send_all: SendAll | None = getattr(channel, "send_all", None)
-    if replay is None and send_all is not None and all(a.answered is None for a in prepared):
-        return await _ask_at_once(prepared, send_all, channel)
-    if replay is None:  # handshake eras: one request per question, in order
-        results: list[ElicitResultTyped[Any]] = []
-        for asked in prepared:
-            if asked.answered is not None:
-                results.append(asked.answered)
-                continue
-            question = asked.question
-            raw = await channel.send(question.params, question.timeout, key=question.key)
-            results.append(_typed_result(asked.form, raw, channel))
-        return tuple(results)
-    answered: list[ElicitResultTyped[Any]] = []
-    unanswered: list[WireQuestion] = []
-    for asked in prepared:
-        question = asked.question
-        result = (
-            asked.answered
-            if asked.answered is not None
-            else _replayed(replay, asked.form, question, channel)
-        )
-        if result is None:
-            unanswered.append(question)
-        else:
-            answered.append(_marked(run, question.key, result))
-    if unanswered:
-        raise need_input(replay, tuple(unanswered), channel)
-    return tuple(answered)
-
-
-async def _ask_at_once(
-    prepared: Sequence[Asked], send_all: SendAll, channel: Channel
-) -> tuple[ElicitResultTyped[Any], ...]:
-    """Ask every question together through ``send_all`` (a task's ``inputRequests``).
-
-    The answers are decoded in order once all have arrived, so the outcome is the same as
-    asking one after the other: the first invalid answer raises.
-    """
-    raws = await send_all(
-        [(asked.question.params, asked.question.timeout, asked.question.key) for asked in prepared]
-    )
-    return tuple(
-        _typed_result(asked.form, raw, channel) for asked, raw in zip(prepared, raws, strict=True)
-    )
-
-
-def _current_run(function: str = "ask()") -> ToolRun:
-    try:
-        run = current_run.get()
-    except LookupError:
-        raise no_call(function) from None
-    step = running_step.get()
-    if step is not None:  # on every era: on 2025 it would work, on 2026-07-28 it could not
-        raise run.channel.surface(StepError(asked_in_step(step)))
-    if run.refusal is not None:
-        raise run.channel.surface(ElicitError(run.refusal))
-    return run
-
-
-def need_input(
-    replay: Replay, questions: tuple[WireQuestion, ...], channel: Channel
-) -> BaseException:
-    """The signal that ends the run with these questions, or the limit error it hit."""
-    try:
-        return NeedInput(questions, replay.next_state(questions))
-    except ElicitError as error:
-        return channel.surface(error)
-
-
-def _prepare(
+def prepare(
     run: ToolRun,
     tp: Any,
     message: str | None,
@@ -499,12 +316,15 @@ def _prepare(
     overrides: Overrides | None = None,
     policy: OnUnsupported | None = None,
 ) -> Asked:
-    """Check the form and the client, and build the question with its key and digest."""
+    """Check the form and the client, and build the question with its key and digest.
+
+    Raises:
+        FormDefinitionError: The form cannot be expressed, or ``key`` cannot be claimed.
+        TooManyCheckboxes: 2025-06-18, and a multi-select has too many choices.
+        ElicitationUnsupported: The client cannot show forms, and the policy cannot help.
+    """
     channel = run.channel
-    try:
-        compiled = compiled_form(tp)
-    except FormDefinitionError as error:
-        raise channel.surface(error) from None
+    compiled = compiled_form(tp)
     if policy is None:
         policy = run.on_unsupported
     version = known_protocol(channel.protocol)
@@ -534,24 +354,17 @@ def _prepare(
                 f"the tool could not ask the user for {compiled.spec.name}. Install "
                 f"elicitkit with install(server, on_unsupported='ask_model'), which adds it."
             )
-        raise channel.surface(ElicitationUnsupported(unsupported))
-    form = _prepared(channel, compiled, version, overrides)
+        raise ElicitationUnsupported(unsupported)
+    # Equal per-call values share one prepared form, and so one rendered question.
+    form = compiled.prepare(version, overrides=overrides)
     rendered = form.question(message)
-    key = _claim_key(run, form.spec, key)
+    key = _claim(run, form.spec, key)
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, timeout))
 
 
-def _prepared(
-    channel: Channel, compiled: CompiledForm, version: ProtocolVersion, overrides: Overrides | None
-) -> PreparedForm:
-    """``compiled`` prepared for ``version``; a form it cannot make is surfaced (nothing sent).
-
-    Equal per-call values share one prepared form, and so one rendered question.
-    """
-    try:
-        return compiled.prepare(version, overrides=overrides)
-    except (FormDefinitionError, TooManyCheckboxes) as error:
-        raise channel.surface(error) from None
+def _claim(run: ToolRun, spec: FormSpec, key: str | None) -> str:
+    """The form question's key, claimed (see `elicitkit._runtime.keys`)."""
+    return claim(run, key, stem=form_stem(spec.stem), subject=spec.name, function="ask()")
 
 
 def _to_the_model(
@@ -568,9 +381,9 @@ def _to_the_model(
     a replay here, so the rest of the dialogue runs as on 2026-07-28, across the calls of
     ``answer_form``.
     """
-    form = _prepared(run.channel, compiled, MODEL_PROTOCOL, overrides)
+    form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
     rendered = form.question(message)
-    key = _claim_key(run, form.spec, key)
+    key = _claim(run, form.spec, key)
     run.model_keys.add(key)
     run.model_replay()
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, None))
@@ -586,25 +399,19 @@ def _defaulted(
     unsupported: str,
 ) -> Asked:
     """The question answered with the form's defaults (``on_unsupported="defaults"``)."""
-    channel = run.channel
     # 2025-11-25 writes every field's default (2025-06-18 only a boolean's).
-    form = _prepared(channel, compiled, MODEL_PROTOCOL, overrides)
+    form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
     rendered = form.question(message)
     content, missing = default_content(rendered.params["requestedSchema"])
     if missing:
         names = ", ".join(repr(name) for name in missing)
-        raise channel.surface(
-            ElicitationUnsupported(
-                f"{unsupported[:-1]}, and on_unsupported='defaults' cannot answer for the "
-                f"user because {names} {'has' if len(missing) == 1 else 'have'} no default. "
-                "Give every required field a default, or choose another policy."
-            )
+        raise ElicitationUnsupported(
+            f"{unsupported[:-1]}, and on_unsupported='defaults' cannot answer for the "
+            f"user because {names} {'has' if len(missing) == 1 else 'have'} no default. "
+            "Give every required field a default, or choose another policy."
         )
-    key = _claim_key(run, form.spec, key)
-    try:
-        value = form.decode(content)
-    except InvalidContent as error:
-        raise channel.surface(error) from None
+    key = _claim(run, form.spec, key)
+    value = form.decode(content)
     question = WireQuestion(key, rendered.digest, rendered.params, None)
     log_question(
         tool=run.target,
@@ -619,43 +426,8 @@ def _defaulted(
     return Asked(form, question, ElicitResultTyped("accept", value, "defaults"))
 
 
-def _claim_key(run: ToolRun, spec: FormSpec, key: str | None) -> str:
-    """The question's key: ``key`` checked, or the next default for this form."""
-    if key is None:
-        slug = _SLUGS.get(spec.stem) or _SLUGS.put(spec.stem, _slug(spec.stem))
-        number = run.defaults.get(slug, 0) + 1
-        run.defaults[slug] = number
-        key = f"{slug}#{number}"  # '#' is not allowed in explicit keys: no collision
-    elif not READABLE_KEY.fullmatch(key):
-        raise FormDefinitionError(
-            f"Cannot use {key!r} as the key of a question to {spec.name}: a key is 1 to 64 "
-            "letters, digits, '_', '-' or '.'. Choose a key like 'user_name'."
-        )
-    if key in run.keys:
-        raise FormDefinitionError(
-            f"Two questions in one call use the key {key!r}, so their answers could not be "
-            "told apart. Give each ask() its own key, e.g. key=f'item_{i}' in a loop."
-        )
-    run.keys.add(key)
-    return key
-
-
-def _slug(name: str) -> str:
-    """``ShippingAddress`` -> ``shipping_address``: a readable default key stem."""
-    snake = _CAMEL.sub("_", name).lower()
-    return _NOT_WORD.sub("_", snake).strip("_")[:40] or "answer"
-
-
-# Form stem -> slug; bounded, since form types made per call may each have a new name.
-_SLUGS: Lru[str, str] = Lru(1024)
-
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NOT_WORD = re.compile(r"[^a-z0-9]+")
-
-
-def _replayed(
-    replay: Replay, form: PreparedForm, question: WireQuestion, channel: Channel
+def replayed(
+    replay: Replay, form: PreparedForm, question: WireQuestion
 ) -> ElicitResultTyped[Any] | None:
     """The answer to ``question`` from the state or the client's retry, or ``None``."""
     spec = form.spec
@@ -664,13 +436,13 @@ def _replayed(
         # The same failure as in the round the answer came in, so a tool that catches it
         # and asks again takes the same path every round.
         errors = [FieldError(*pair) for pair in carried.values]
-        raise channel.surface(InvalidContent(spec.name, errors))
+        raise InvalidContent(spec.name, errors)
     if carried is not None and carried.action == "timeout":
-        raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
+        raise ElicitationTimeout(timed_out(question.timeout or 0.0))
     if carried is not None:
         if carried.action != "accept":
-            return _typed_result(form, {"action": carried.action}, channel)
-        return _rebuilt(form, carried, channel)
+            return typed_result(form, {"action": carried.action})
+        return _rebuilt(form, carried)
     raw_answer = replay.response(question.key, question.digest)
     if raw_answer is None:
         return None
@@ -678,9 +450,9 @@ def _replayed(
     if deadline is not None and time.time() > deadline:
         # Too late: the question was withdrawn when its time ran out, whatever the answer.
         replay.keep(question.key, Carried(question.digest, "timeout"))
-        raise channel.surface(ElicitationTimeout(timed_out(question.timeout or 0.0)))
+        raise ElicitationTimeout(timed_out(question.timeout or 0.0))
     try:
-        result = _typed_result(form, raw_answer, channel)
+        result = typed_result(form, raw_answer)
     except InvalidContent as error:
         problems = [[problem.field, problem.message] for problem in error.errors]
         kept = kept_values(spec, raw_answer.get("content"), error.errors, form.protocol)
@@ -696,37 +468,32 @@ def _replayed(
     return result
 
 
-def _rebuilt(form: PreparedForm, carried: Carried, channel: Channel) -> ElicitResultTyped[Any]:
+def _rebuilt(form: PreparedForm, carried: Carried) -> ElicitResultTyped[Any]:
     """An accepted answer carried in the state, rebuilt.
 
-    It was checked in the round it arrived (`_replayed`), and sealed by the server since,
+    It was checked in the round it arrived (`replayed`), and sealed by the server since,
     so it is rebuilt from its wire values, not checked again (why that is safe: see
-    ``_compiler.decode.build_rebuilder``).
+    ``_compiler.decode.build_rebuilder``). The type's own ``__post_init__`` or validators
+    run again, and may still raise `InvalidContent`.
     """
-    try:
-        return ElicitResultTyped("accept", form.rebuild(carried.values))
-    except InvalidContent as error:  # the type's own __post_init__ or validators, run again
-        raise channel.surface(error) from None
+    return ElicitResultTyped("accept", form.rebuild(carried.values))
 
 
-def _typed_result(
-    form: PreparedForm, raw: Mapping[str, Any], channel: Channel
-) -> ElicitResultTyped[Any]:
-    spec = form.spec
+def typed_result(form: PreparedForm, raw: Mapping[str, Any]) -> ElicitResultTyped[Any]:
+    """The client's raw answer to ``form``, decoded.
+
+    Raises:
+        ElicitationFailed: It is not an elicitation result.
+        InvalidContent: It does not fit the form.
+    """
     action = raw.get("action")
     if action not in _ACTIONS:
-        raise channel.surface(
-            ElicitationFailed(
-                f"The client's answer to {spec.name} is not an elicitation result: its action "
-                f"is {action!r}, not 'accept', 'decline' or 'cancel'."
-            )
+        raise ElicitationFailed(
+            f"The client's answer to {form.spec.name} is not an elicitation result: its "
+            f"action is {action!r}, not 'accept', 'decline' or 'cancel'."
         )
     if action != "accept":
         return ElicitResultTyped(action, None)
     content = raw.get("content")
-    try:
-        # Some clients accept with no content at all; every required field then says so.
-        value = form.decode({} if content is None else content)
-    except InvalidContent as error:
-        raise channel.surface(error) from None
-    return ElicitResultTyped("accept", value)
+    # Some clients accept with no content at all; every required field then says so.
+    return ElicitResultTyped("accept", form.decode({} if content is None else content))

@@ -124,7 +124,9 @@ class Channel(Protocol):
         """Return the exception to raise for ``error``.
 
         Uncaught by the tool, it must reach the client with its message: SDKs hide the text
-        of exceptions they do not expect.
+        of exceptions they do not expect. Called by the entry guard for whatever elicitkit
+        error escapes an entry point (`elicitkit._runtime.entry`), so it may see an error
+        twice (``confirm()`` asks through ``ask()``): surfacing one again changes nothing.
         """
         ...
 
@@ -313,15 +315,6 @@ def no_call(function: str) -> ElicitError:
     return _without_a_call(ElicitError(outside_a_call(function)))
 
 
-def require_call(function: str) -> None:
-    """Raise `no_call`'s error for ``function`` (a one-liner) if it runs outside a call.
-
-    The one-liners ask through ``ask()``; checked first, the error names the one called.
-    """
-    if current_run.get(None) is None:
-        raise no_call(function)
-
-
 def _as_it_is(error: ElicitError) -> ElicitError:
     return error
 
@@ -343,6 +336,9 @@ def surfaced(error: ElicitError | FormDefinitionError) -> BaseException:
     SDKs show the model an unexpected exception as a bare "Error executing tool NAME"; the
     call's channel turns the error into one whose text they pass on (still of its own
     class). Outside a call the error is raised as it is.
+
+    For what an author calls outside the entry points (``unwrap()``, ``parse_content()``):
+    what escapes an entry point is surfaced by its guard (`elicitkit._runtime.entry`).
     """
     try:
         run = current_run.get()

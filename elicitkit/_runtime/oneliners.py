@@ -18,7 +18,7 @@ import annotated_types
 from elicitkit._compiler.markers import MISSING_PREFILL, FormField
 from elicitkit._compiler.overrides import Overrides
 from elicitkit._runtime.asking import ask
-from elicitkit._runtime.context import require_call
+from elicitkit._runtime.entry import asks_a_question, entry_point
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.errors import FormDefinitionError
 
@@ -66,6 +66,9 @@ class _Confirm:
     confirm: bool = False
 
 
+# Each guarded under its own name (outside a call, the error names the one called), and
+# asking through ask(), which applies the same checks again at no visible cost.
+@entry_point("confirm()", in_step=asks_a_question, beside_resolve=True)
 async def confirm(
     message: str, *, default: bool = False, on_unsupported: OnUnsupported | None = None
 ) -> bool:
@@ -96,7 +99,6 @@ async def confirm(
             "True or False. Pass default=True or default=False."
         )
     overrides = Overrides(defaults={"confirm": default}) if default else None
-    require_call("confirm()")
     answer = await ask(_Confirm, message, overrides=overrides, on_unsupported=on_unsupported)
     return answer.is_accepted() and answer.unwrap().confirm
 
@@ -128,6 +130,7 @@ async def choose(
     title: _ChooseTitle = _Default.TITLE,
     on_unsupported: OnUnsupported | None = None,
 ) -> T | None: ...
+@entry_point("choose()", in_step=asks_a_question, beside_resolve=True)
 async def choose(
     message: str,
     options: Any,
@@ -173,11 +176,11 @@ async def choose(
             labels = cast("Mapping[object, str]", options)
             settings = dataclasses.replace(settings, labels=dict(labels))
         form = _ANNOTATED[_LITERAL[tuple(values)], settings]  # Literal[*values]
-    require_call("choose()")
     answer = await ask(form, message, on_unsupported=on_unsupported)
     return answer.content if answer.is_accepted() else None
 
 
+@entry_point("ask_text()", in_step=asks_a_question, beside_resolve=True)
 async def ask_text(
     message: str,
     *,
@@ -221,6 +224,5 @@ async def ask_text(
     )
     args = (str, *metadata, settings)
     form = _ANNOTATED[args]  # Annotated[str, *metadata, settings]
-    require_call("ask_text()")
     answer = await ask(form, message, on_unsupported=on_unsupported)
     return answer.content if answer.is_accepted() else None

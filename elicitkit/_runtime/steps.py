@@ -58,17 +58,11 @@ from elicitkit._runtime.context import (
     ToolRun,
     asked_in_step,
     current_run,
-    no_call,
     running_step,
 )
+from elicitkit._runtime.entry import call_or_none, entry_point
 from elicitkit._runtime.step_values import decode, encode, is_record, unsupported
-from elicitkit.errors import (
-    ElicitError,
-    FormDefinitionError,
-    StepDefinitionError,
-    StepError,
-    StepFailed,
-)
+from elicitkit.errors import StepDefinitionError, StepError, StepFailed
 
 T = TypeVar("T")
 
@@ -100,6 +94,9 @@ async def step(
 async def step(
     key: str, fn: Callable[..., T], /, *args: Any, retry_safe: bool = False, **kwargs: Any
 ) -> T: ...
+# Not refused inside a step (a nested step is recorded like any other), nor beside Resolve: a
+# step asks nothing, and Resolve's requestState is lost only to a question of elicitkit's.
+@entry_point("step()")
 async def step(
     key: str, fn: Callable[..., Any], /, *args: Any, retry_safe: bool = False, **kwargs: Any
 ) -> Any:
@@ -136,11 +133,11 @@ async def step(
             rebuilt; it carries that exception's text and type name.
         Exception: What ``fn`` raised (in a later round: rebuilt as the same type).
     """
-    run = _current_run()
+    run = current_run.get()
     _check_key(run, key)
     problem = _type_problem(fn)
     if problem is not None:
-        raise _surface(run, unsupported(key, problem))
+        raise unsupported(key, problem)
     replay = run.replay
     if replay is None:  # 2025 eras: the body runs once
         return await _call(run, key, fn, args, kwargs)
@@ -153,12 +150,12 @@ async def step(
         else None
     )
     if carried is None and where is not None:
-        carried = await _claimed(run, key, where, retry_safe=retry_safe)
+        carried = await _claimed(key, where, retry_safe=retry_safe)
     if carried is not None:
         if carried.digest != digest:
-            raise _surface(run, StepError(_REUSED.format(key=key, fn=_name(fn))))
+            raise StepError(_REUSED.format(key=key, fn=_name(fn)))
         replay.steps[key] = carried
-        return _replayed(run, carried)
+        return _replayed(carried)
     failure: BaseException | None = None
     value: Any = None
     # A retry_safe step of a later round marks the dialogue's lease while fn runs, so that
@@ -188,18 +185,18 @@ async def step(
         try:
             await where[0].record_step(where[1], key, text)
         except StoreUnavailable:
-            raise _surface(run, StepError(_UNRECORDED.format(key=key))) from None
+            raise StepError(_UNRECORDED.format(key=key)) from None
     # Recorded first: a crash between the two finds the lease marked, and the step recorded.
     if lease is not None and not await lease.leave_safe_step():
-        raise _surface(run, StepError(_STILL_MARKED.format(key=key)))
+        raise StepError(_STILL_MARKED.format(key=key))
     replay.steps[key] = CarriedStep(digest, outcome)
     if failure is not None:
-        raise _surfaced_failure(run, failure)
+        raise failure
     return value
 
 
 async def _claimed(
-    run: ToolRun, key: str, where: tuple[StepBook, str, str], *, retry_safe: bool
+    key: str, where: tuple[StepBook, str, str], *, retry_safe: bool
 ) -> CarriedStep | None:
     """The step's record in the store, or ``None`` once this round holds its claim.
 
@@ -210,13 +207,13 @@ async def _claimed(
     try:
         claim = await book.claim_step(dialogue, key, token)
     except StoreUnavailable:
-        raise _surface(run, StepError(_UNREACHABLE.format(key=key))) from None
+        raise StepError(_UNREACHABLE.format(key=key)) from None
     if claim.status == "recorded":
         record = json.loads(claim.outcome or "{}")
         return CarriedStep(str(record.get("d")), record.get("o") or {})
     # "busy" too: the round holds the dialogue's lease, so a leased step is a dead round's.
     if claim.status != "claimed" and not retry_safe:
-        raise _surface(run, StepError(_INTERRUPTED.format(key=key)))
+        raise StepError(_INTERRUPTED.format(key=key))
     return None
 
 
@@ -227,7 +224,7 @@ def replaying() -> bool:
     it unnecessary for correctness. ``False`` on 2025 eras, in round one, and outside a
     call.
     """
-    run = current_run.get(None)
+    run = call_or_none()  # outside a call too: it is only for logs
     return run is not None and run.replay is not None and run.replay.rounds > 0
 
 
@@ -245,7 +242,7 @@ async def _call(
         if inspect.isawaitable(result):  # a lambda returning a coroutine
             return await result
     except NeedInput:  # an ask the check in ask() did not see (a task fn started itself)
-        raise _surface(run, StepError(asked_in_step(key))) from None
+        raise StepError(asked_in_step(key)) from None
     else:
         return result
     finally:
@@ -259,30 +256,17 @@ def _async_callable(fn: object) -> bool:
     )
 
 
-def _current_run() -> ToolRun:
-    try:
-        return current_run.get()
-    except LookupError:
-        raise no_call("step()") from None
-
-
 def _check_key(run: ToolRun, key: str) -> None:
     if not READABLE_KEY.fullmatch(key):
-        raise _surface(
-            run,
-            StepError(
-                f"Cannot use {key!r} as the key of a step: a key is 1 to 64 letters, digits, "
-                "'_', '-' or '.', the same in every round. Choose a key like 'quote'."
-            ),
+        raise StepError(
+            f"Cannot use {key!r} as the key of a step: a key is 1 to 64 letters, digits, "
+            "'_', '-' or '.', the same in every round. Choose a key like 'quote'."
         )
     if key in run.step_keys:
-        raise _surface(
-            run,
-            StepError(
-                f"Two steps in one call use the key {key!r}, so their recorded outcomes could "
-                "not be told apart. Give each step() its own key, e.g. key=f'charge_{i}' in "
-                "a loop."
-            ),
+        raise StepError(
+            f"Two steps in one call use the key {key!r}, so their recorded outcomes could "
+            "not be told apart. Give each step() its own key, e.g. key=f'charge_{i}' in "
+            "a loop."
         )
     run.step_keys.add(key)
 
@@ -345,10 +329,10 @@ def _outcome(
     return {"e": {"t": f"{kind.__module__}:{kind.__qualname__}", "m": str(failure)}}, failure
 
 
-def _replayed(run: ToolRun, carried: CarriedStep) -> Any:
+def _replayed(carried: CarriedStep) -> Any:
     outcome = carried.outcome
     if "e" in outcome:
-        raise _surfaced_failure(run, _rebuilt_error(outcome["e"]))
+        raise _rebuilt_error(outcome["e"])
     return decode(outcome.get("r"))
 
 
@@ -369,16 +353,6 @@ def _rebuilt_error(data: Any) -> BaseException:
             if str(rebuilt) == message:
                 return rebuilt
     return StepFailed(message, path.replace(":", "."))
-
-
-def _surfaced_failure(run: ToolRun, failure: BaseException) -> BaseException:
-    if isinstance(failure, ElicitError | FormDefinitionError | StepDefinitionError):
-        return _surface(run, failure)
-    return failure
-
-
-def _surface(run: ToolRun, error: Exception) -> BaseException:
-    return run.channel.surface(cast("ElicitError", error))
 
 
 _INTERRUPTED = (

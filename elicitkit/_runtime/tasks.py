@@ -44,20 +44,13 @@ from elicitkit._replay.tasks import (
     lose_worker,
     wire_task,
 )
-from elicitkit._runtime.context import (
-    AskingSession,
-    Channel,
-    ToolRun,
-    current_run,
-    no_call,
-    running_step,
-)
+from elicitkit._runtime.context import AskingSession, Channel, ToolRun, current_run
+from elicitkit._runtime.entry import entry_point
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit.errors import (
     ElicitationTimeout,
     ElicitError,
     FormDefinitionError,
-    StepError,
     TasksUnsupported,
 )
 
@@ -73,6 +66,19 @@ DEFAULT_TASK_LEASE = 10.0
 """Seconds a task's worker holds it without renewing (renewed every third of it)."""
 
 
+def _detached_in_step(run: ToolRun, step: str) -> str | None:
+    """Why ``go_async()`` cannot run inside step ``step``; inside a task it just says so."""
+    if run.in_task:  # already a task: nothing detaches, and the step is not recorded
+        return None
+    return (
+        f"The step {step!r} called go_async(), which a step cannot do: its outcome is "
+        "recorded once, and the task would outlive it. Call go_async() before or after the "
+        "step."
+    )
+
+
+# Not refused beside the SDK's Resolve: a task asks nothing through the call's requestState.
+@entry_point("go_async()", in_step=_detached_in_step)
 async def go_async(message: str | None = None, *, required: bool = False) -> bool:
     """Go on as a task: answer the call now, and run the rest of the tool in the background.
 
@@ -98,29 +104,15 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
             elicitkit is installed on.
         StepError: ``go_async()`` was called inside a durable step's function.
     """
-    try:
-        run = current_run.get()
-    except LookupError:
-        raise no_call("go_async()") from None
+    run = current_run.get()
     if run.in_task:
         return True
-    step = running_step.get()
-    if step is not None:
-        raise run.channel.surface(
-            StepError(
-                f"The step {step!r} called go_async(), which a step cannot do: its outcome "
-                "is recorded once, and the task would outlive it. Call go_async() before or "
-                "after the step."
-            )
-        )
     if run.detacher is None:
         if required:
-            raise run.channel.surface(
-                TasksUnsupported(
-                    f"The tool {run.target!r} runs only as a task, and this client cannot "
-                    f"follow a task ({run.no_tasks}), so it was not run on. Call it from a "
-                    f"client that declares the {TASKS_EXTENSION} extension (MCP 2026-07-28)."
-                )
+            raise TasksUnsupported(
+                f"The tool {run.target!r} runs only as a task, and this client cannot "
+                f"follow a task ({run.no_tasks}), so it was not run on. Call it from a "
+                f"client that declares the {TASKS_EXTENSION} extension (MCP 2026-07-28)."
             )
         return False
     await run.detacher.detach(run, message)

@@ -51,21 +51,14 @@ from elicitkit._runtime.context import (
     Notify,
     ToolRun,
     current_run,
-    no_call,
-    running_step,
-    sent_to_url_in_step,
 )
+from elicitkit._runtime.entry import entry_point, sends_to_a_page
+from elicitkit._runtime.keys import URL_STEM, URL_SUBJECT, claim
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit.errors import (
-    ElicitationUnsupported,
-    ElicitError,
-    FormDefinitionError,
-    StepError,
-    TooManyOpenUrls,
-)
+from elicitkit.errors import ElicitationUnsupported, ElicitError, TooManyOpenUrls
 
 _SWEEP_EVERY = 60.0
 """Seconds between sweeps of expired routes as routes are added (and whenever full)."""
@@ -374,6 +367,10 @@ def _is_local(host: str) -> bool:
         return False
 
 
+# Refused beside the SDK's Resolve, as ask() is: on 2026-07-28 both would carry their progress
+# in the one requestState, each round's question losing the other's (tried: the client is
+# asked Resolve's question and the page in turn until it gives up).
+@entry_point("ask_url()", in_step=sends_to_a_page("ask_url()"), beside_resolve=True)
 async def ask_url(
     message: str,
     url: str | Callable[[str], str],
@@ -411,7 +408,10 @@ async def ask_url(
             once accepted, the page has as long again to call `complete_url`.
         completed: 2026-07-28: tells whether the user finished on the page with this id.
             Default: the user's consent is taken as done.
-        key: 2026-07-28: the question's key (default ``url#1``, ``url#2``, ...).
+        key: The question's key on the wire on 2026-07-28 (as `ask`'s: 1 to 64 letters,
+            digits, ``_``, ``-``, ``.``), unique within the call among every question's,
+            forms' and URLs' alike, and checked on every era. Default: ``url#1``,
+            ``url#2``, ...
         on_unsupported: For a client without URL mode (default: the server's
             ``install(on_unsupported=...)``): ``"ask_model"`` hands the link to the model,
             which shows it to the user and calls ``answer_form`` with the ticket when the
@@ -426,10 +426,15 @@ async def ask_url(
         ElicitationUnsupported: The client did not declare URL mode; nothing was sent.
         ElicitationUnsupported: The call speaks MCP 2025-06-18, which has no URL mode.
         TooManyOpenUrls: The server's completion router is full; nothing was sent.
+        FormDefinitionError: ``key`` is malformed or already used in this call; nothing
+            was sent.
+        ElicitError: ``ask_url()`` was called outside a handler, or beside the SDK's
+            Resolve.
+        StepError: ``ask_url()`` was called inside a durable step's function.
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
-    run, to_the_model = _url_run("ask_url()", on_unsupported)
+    run, to_the_model = _url_run(on_unsupported)
     if to_the_model:  # on a 2025 era the dialogue goes on through answer_form
         return await _asked_by_replay(
             run,
@@ -445,6 +450,9 @@ async def ask_url(
         return await _asked_by_replay(
             run, run.replay, message, url, completed=completed, key=key, timeout=timeout
         )
+    # Not on the wire mid-call, but claimed all the same: the key is refused here as it
+    # would be on 2026-07-28, and keeps the run's keys unique across forms and URLs.
+    _claim(run, key, "ask_url()")
     eid = elicitation_id or new_elicitation_id()
     params: dict[str, Any] = {
         "mode": "url",
@@ -472,14 +480,13 @@ async def ask_url(
         return ElicitResultTyped("accept", eid)
     if action in ("decline", "cancel"):
         return ElicitResultTyped(action, None)
-    raise channel.surface(
-        ElicitError(
-            f"The client's answer to the URL request is not an elicitation result: its action "
-            f"is {str(action)[:50]!r}, not 'accept', 'decline' or 'cancel'."
-        )
+    raise ElicitError(
+        f"The client's answer to the URL request is not an elicitation result: its action "
+        f"is {str(action)[:50]!r}, not 'accept', 'decline' or 'cancel'."
     )
 
 
+@entry_point("require_url()", in_step=sends_to_a_page("require_url()"), beside_resolve=True)
 async def require_url(
     message: str, url: str, *, elicitation_id: str | None = None, key: str | None = None
 ) -> NoReturn:
@@ -498,7 +505,7 @@ async def require_url(
         message: Why the user should open the page.
         url: The page (see `ask_url`).
         elicitation_id: 2025-11-25: the id to use (default: a fresh unguessable one).
-        key: 2026-07-28: the question's key (default ``url#1``, as `ask_url`'s).
+        key: The question's key (see `ask_url`; default ``url#1``).
 
     On 2025-11-25 the route to this session is kept 600 seconds for the page, or until the
     session ends.
@@ -506,15 +513,22 @@ async def require_url(
     Raises:
         ElicitationUnsupported: The client did not declare URL mode.
         TooManyOpenUrls: The server's completion router is full.
+        FormDefinitionError: ``key`` is malformed or already used in this call.
+        ElicitError: ``require_url()`` was called outside a handler, or beside the SDK's
+            Resolve.
+        StepError: ``require_url()`` was called inside a durable step's function.
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     check_url(url)
-    run, _ = _url_run("require_url()", "raise")
+    run, _ = _url_run("raise")
     channel = run.channel
     if run.replay is not None:
         # Asked afresh every time: the user comes back here only if the page is not done.
-        question, _ = _url_question(run, run.replay, message, url, key=key, timeout=None)
-        raise need_input(run.replay, (question,), channel)
+        question, _ = _url_question(
+            run, run.replay, message, url, key=key, timeout=None, function="require_url()"
+        )
+        raise need_input(run.replay, (question,))
+    _claim(run, key, "require_url()")  # as ask_url() does mid-call
     eid = elicitation_id or new_elicitation_id()
     # The call ends now and the client opens the page: the route outlives the call.
     await _register(router_of(run), channel, eid, DEFAULT_TIMEOUT)
@@ -540,12 +554,7 @@ def _page_time(timeout: float | None) -> float:
 
 
 async def _register(router: CompletionRouter, channel: Channel, eid: str, keep: float) -> None:
-    try:
-        await router.register(
-            eid, channel.completion_notifier(eid), keep=keep, session=channel.session
-        )
-    except TooManyOpenUrls as error:
-        raise channel.surface(error) from None
+    await router.register(eid, channel.completion_notifier(eid), keep=keep, session=channel.session)
 
 
 async def _drop(router: CompletionRouter, eid: str) -> None:
@@ -554,44 +563,33 @@ async def _drop(router: CompletionRouter, eid: str) -> None:
         await router.drop(eid)
 
 
-def _url_run(function: str, policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
-    """The call, and whether ``function``'s URL question goes to the model (``"ask_model"``).
+def _url_run(policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
+    """The call, and whether its URL question goes to the model (``"ask_model"``).
 
     Raises:
-        StepError: It was called inside a durable step's function.
         ElicitationUnsupported: The client has no URL mode, and the policy does not hand
             the link to the model.
     """
-    try:
-        run = current_run.get()
-    except LookupError:
-        raise no_call(function) from None
+    run = current_run.get()
     channel = run.channel
-    step = running_step.get()
-    if step is not None:  # on every era, before anything is sent: as ask() (asking.py)
-        raise channel.surface(StepError(sent_to_url_in_step(step, function)))
     if policy is None:
         policy = run.on_unsupported
     if channel.protocol not in ("2025-11-25", "2026-07-28"):
         if policy == "ask_model" and run.answer_tool:
             return run, True
-        raise channel.surface(
-            ElicitationUnsupported(
-                f"URL mode is not available on this call: it speaks MCP {channel.protocol}, "
-                "which has no URL mode (it arrived in 2025-11-25). Send the user the link in "
-                "the tool's result instead."
-            )
+        raise ElicitationUnsupported(
+            f"URL mode is not available on this call: it speaks MCP {channel.protocol}, "
+            "which has no URL mode (it arrived in 2025-11-25). Send the user the link in "
+            "the tool's result instead."
         )
     why_not = channel.why_no_url()
     if why_not is not None:
         if policy == "ask_model" and run.answer_tool:
             return run, True
-        raise channel.surface(
-            ElicitationUnsupported(
-                f"This client cannot open a URL for the user ({why_not}), so the tool could "
-                "not send the user to the page. Give the user the link in the tool's result "
-                "instead."
-            )
+        raise ElicitationUnsupported(
+            f"This client cannot open a URL for the user ({why_not}), so the tool could "
+            "not send the user to the page. Give the user the link in the tool's result "
+            "instead."
         )
     return run, False
 
@@ -612,8 +610,9 @@ async def _asked_by_replay(
     With ``model``, the link goes to the model instead (``on_unsupported="ask_model"``, on
     any era): its "done" comes through ``answer_form``, and ``completed`` still decides.
     """
-    channel = run.channel
-    question, cid = _url_question(run, replay, message, url, key=key, timeout=timeout)
+    question, cid = _url_question(
+        run, replay, message, url, key=key, timeout=timeout, function="ask_url()"
+    )
     key = question.key
     if model:
         run.model_keys.add(key)
@@ -622,9 +621,9 @@ async def _asked_by_replay(
         raw = replay.response(question.key, question.digest)
         said = None if raw is None else raw.get("action")
         if said not in ("accept", "decline", "cancel"):
-            raise need_input(replay, (question,), channel)  # not answered (yet)
+            raise need_input(replay, (question,))  # not answered (yet)
         if said == "accept" and completed is not None and not await completed(cid):
-            raise need_input(replay, (question,), channel)  # not done on the page: again
+            raise need_input(replay, (question,))  # not done on the page: again
         carried = Carried(question.digest, str(said))
         replay.keep(question.key, carried)
         asked_at = replay.asked_at
@@ -644,18 +643,10 @@ def _url_question(
     *,
     key: str | None,
     timeout: float | None,
+    function: str,
 ) -> tuple[WireQuestion, str]:
     """2026-07-28: the URL question under its key, and its correlation id (in the state)."""
-    if key is None:
-        number = run.defaults.get("url", 0) + 1
-        run.defaults["url"] = number
-        key = f"url#{number}"
-    if key in run.keys:
-        raise FormDefinitionError(
-            f"Two questions in one call use the key {key!r}, so their answers could not be "
-            "told apart. Give each ask_url() its own key."
-        )
-    run.keys.add(key)
+    key = _claim(run, key, function)
     cid = replay.correlations.get(key) or new_elicitation_id()
     replay.correlations[key] = cid
     params: dict[str, Any] = {
@@ -664,6 +655,11 @@ def _url_question(
         "url": check_url(url(cid) if callable(url) else url),
     }
     return WireQuestion(key, question_digest(params), params, timeout), cid
+
+
+def _claim(run: ToolRun, key: str | None, function: str) -> str:
+    """The URL question's key, claimed as a form's is (see `elicitkit._runtime.keys`)."""
+    return claim(run, key, stem=URL_STEM, subject=URL_SUBJECT, function=function)
 
 
 def _log(run: ToolRun, key: str, outcome: str, seconds: float | None) -> None:
