@@ -21,6 +21,7 @@ from pydantic import AnyUrl, EmailStr, HttpUrl
 import elicitkit
 import elicitkit.errors
 import elicitkit.protocol
+import elicitkit.replay
 import elicitkit.stores
 import elicitkit.testing
 import elicitkit.url
@@ -43,6 +44,7 @@ def test_every_page_is_in_the_nav() -> None:
 PUBLIC_MODULES = [
     elicitkit.errors,
     elicitkit.protocol,
+    elicitkit.replay,
     elicitkit.stores,
     elicitkit.testing,
     elicitkit.url,
