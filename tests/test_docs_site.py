@@ -21,6 +21,7 @@ from pydantic import AnyUrl, EmailStr, HttpUrl
 import elicitkit
 import elicitkit.errors
 import elicitkit.protocol
+import elicitkit.replay
 import elicitkit.stores
 import elicitkit.testing
 import elicitkit.url
@@ -43,6 +44,7 @@ def test_every_page_is_in_the_nav() -> None:
 PUBLIC_MODULES = [
     elicitkit.errors,
     elicitkit.protocol,
+    elicitkit.replay,
     elicitkit.stores,
     elicitkit.testing,
     elicitkit.url,
@@ -83,6 +85,38 @@ def test_the_api_reference_documents_only_public_modules() -> None:
     targets = re.findall(r"^::: (\S+)$", (DOCS / "api.md").read_text(), re.MULTILINE)
     modules = {target.rsplit(".", 1)[0] for target in targets}
     assert modules == {"elicitkit", *(module.__name__ for module in PUBLIC_MODULES)}
+
+
+def _package_map() -> tuple[str, list[str]]:
+    """How-it-works' package map: the text before it, and every module it lists, by path."""
+    page = (DOCS / "how-it-works.md").read_text()
+    section = page.split("## The package, for contributors\n", 1)[1]
+    before, block = section.split("```text\n", 1)
+    listed: list[str] = []
+    folders: list[str] = []
+    for line in block.split("```", 1)[0].splitlines():
+        name = line.split()[0]
+        depth = (len(line) - len(line.lstrip())) // 2
+        folders[depth:] = []
+        if name.endswith("/"):
+            folders.append(name.rstrip("/"))
+        else:
+            listed.append("/".join([*folders, name]))
+    return before, listed
+
+
+def test_the_package_map_lists_every_module_once() -> None:
+    _, listed = _package_map()
+    modules = [str(path.relative_to(ROOT)) for path in (ROOT / "elicitkit").rglob("*.py")]
+    assert len(listed) == len(set(listed))
+    assert sorted(listed) == sorted(modules)
+
+
+def test_the_package_map_counts_match_the_code() -> None:
+    before, listed = _package_map()
+    page = (DOCS / "how-it-works.md").read_text()
+    assert f"the folder tree is the architecture: {len(listed)} modules" in before.lower()
+    assert f"__init__.py             the {len(elicitkit.__all__)} names a tool author" in page
 
 
 def test_the_changelog_page_includes_the_changelog() -> None:

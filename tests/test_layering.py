@@ -27,7 +27,7 @@ LAYERS = {
     "elicitkit._runtime": "runtime",
     "elicitkit.integrations": "integrations",
     "elicitkit._client": "client",
-    "elicitkit": "facade",  # the root package, elicitkit.stores, elicitkit.url, __main__
+    "elicitkit": "facade",  # the root, elicitkit.replay, elicitkit.stores, elicitkit.url, __main__
     "elicitkit.cli": "cli",
     "elicitkit.testing": "testing",
 }

@@ -14,7 +14,8 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 import elicitkit
-from elicitkit import Email, ReplayLimits, ask
+from elicitkit import Email, ask
+from elicitkit.replay import ReplayLimits
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 
 pytestmark = pytest.mark.anyio

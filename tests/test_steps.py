@@ -27,10 +27,11 @@ from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
 import elicitkit
-from elicitkit import ask, replaying, step
+from elicitkit import ask, step
 from elicitkit._replay.once import INTERRUPTED
 from elicitkit._runtime.step_values import decode, encode
 from elicitkit.errors import StepDefinitionError
+from elicitkit.replay import replaying
 from elicitkit.stores import MemoryStore, OutcomeStore
 from elicitkit.url import ask_url, require_url
 from tests.conftest import StoreFactory

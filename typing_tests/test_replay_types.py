@@ -11,7 +11,8 @@ from mcp.server.mcpserver import MCPServer
 from redis.asyncio import Redis
 from typing_extensions import assert_type
 
-from elicitkit import ElicitResultTyped, Question, ReplayLimits, ask, ask_all, install
+from elicitkit import ElicitResultTyped, Question, ask, ask_all, install
+from elicitkit.replay import ReplayLimits
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 
 

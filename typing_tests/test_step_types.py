@@ -9,7 +9,8 @@ import dataclasses
 
 from typing_extensions import assert_type
 
-from elicitkit import replaying, step
+from elicitkit import step
+from elicitkit.replay import replaying
 
 
 @dataclasses.dataclass

@@ -30,7 +30,6 @@ from elicitkit._compiler.checkboxes import fold_checkboxes, has_multi
 from elicitkit._compiler.decode import PlanEntry, build_decoder, build_rebuilder, field_plan
 from elicitkit._compiler.form_spec import Decoder, FormSpec, FormStyle, Rebuilder
 from elicitkit._compiler.introspect import STYLE_ATTRIBUTE, check_style, inspect_form
-from elicitkit._compiler.model_fast_path import fast_decoder
 from elicitkit._compiler.overrides import Overrides, OverridesCache
 from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_schema
@@ -102,10 +101,7 @@ class CompiledForm:
     def current_decoder(self) -> Decoder:
         """The form's decoder, made at its first use."""
         if self.decoder is None:
-            reference = build_decoder(self.spec, plan=self.field_plans())
-            # A pydantic model validates once where it can (never with per-call overrides).
-            fast = fast_decoder(self.spec, self.field_plans(), reference)
-            self.decoder = reference if fast is None else fast
+            self.decoder = build_decoder(self.spec, plan=self.field_plans())
         return self.decoder
 
     def current_rebuilder(self) -> Rebuilder:
