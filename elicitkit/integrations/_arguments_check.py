@@ -3,7 +3,9 @@
 A ``@fill_missing`` tool's function carries the check (`ARGUMENTS_CHECK`): the values the
 model gave are checked by the same form that would ask for the missing ones, so one that
 does not fit gets the form's per-field message rather than the server SDK's validation
-error.
+error. The tool is looked up by the name it is registered under, which need not be its
+function's (``@server.tool(name="other")``); only in a process where some tool uses
+``@fill_missing``, so no other server reads the SDK's tool table.
 """
 
 from __future__ import annotations
@@ -29,11 +31,16 @@ class ArgumentsCheck:
         self.host = host
 
     def claims(self, ctx: ServerRequestContext[Any, Any]) -> bool:
-        """A ``tools/call`` of a tool whose function is named like a ``@fill_missing`` one."""
+        """A ``tools/call``, in a process where some tool uses ``@fill_missing``.
+
+        Which tool does is known only from its function, found by the name the tool is
+        registered under (``@server.tool(name=...)`` need not be the function's).
+        """
         return (
-            ctx.method == "tools/call"
+            bool(fill.checked_tools)
+            and self.host.tool_function is not None
+            and ctx.method == "tools/call"
             and ctx.request_id is not None
-            and (ctx.params or {}).get("name") in fill.checked_tools
         )
 
     async def __call__(

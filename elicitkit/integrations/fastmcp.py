@@ -37,6 +37,7 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit._replay.tasks import TASKS_EXTENSION
 from elicitkit._runtime.context import current_run, reached_through_uninstalled
+from elicitkit._runtime.missing_arguments import ARGUMENTS_CHECK, checked_tools
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
 from elicitkit._runtime.unsupported import check_policy
 from elicitkit.integrations._answer_form import answer_form
@@ -97,6 +98,16 @@ def install(server: FastMCP[Any], options: InstallOptions) -> None:
         return None if tool is None else tool.output_schema
 
     async def tool_function(name: str) -> object:
+        # Asked of every tool call once a tool of this process uses @fill_missing, which may
+        # be registered under any name. A tool registered on this server is found cheaply
+        # (about 10 µs; the full lookup takes about 100, some 15 % of a call in memory), and
+        # only a @fill_missing one, or one named like such a function (as a mounted server's
+        # may be), is looked up as this request sees it (transforms, visibility, auth).
+        registered = await server.local_provider.get_tool(name)
+        if name not in checked_tools and not hasattr(
+            getattr(registered, "fn", None), ARGUMENTS_CHECK
+        ):
+            return None
         tool = await server.get_tool(name)
         return getattr(tool, "fn", None)
 
