@@ -36,8 +36,9 @@ from fastmcp.tools import ToolResult
 from mcp.shared.exceptions import MCPError
 
 from elicitkit._replay.tasks import TASKS_EXTENSION
+from elicitkit._runtime import missing_arguments as fill
 from elicitkit._runtime.context import current_run, reached_through_uninstalled
-from elicitkit._runtime.missing_arguments import ARGUMENTS_CHECK, checked_tools
+from elicitkit._runtime.missing_arguments import ARGUMENTS_CHECK
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
 from elicitkit._runtime.unsupported import check_policy
 from elicitkit.integrations._answer_form import answer_form
@@ -104,7 +105,7 @@ def install(server: FastMCP[Any], options: InstallOptions) -> None:
         # only a @fill_missing one, or one named like such a function (as a mounted server's
         # may be), is looked up as this request sees it (transforms, visibility, auth).
         registered = await server.local_provider.get_tool(name)
-        if name not in checked_tools and not hasattr(
+        if name not in fill.checked_tools and not hasattr(
             getattr(registered, "fn", None), ARGUMENTS_CHECK
         ):
             return None
