@@ -53,13 +53,14 @@ def phases(asks: list[int], *, quick: bool = False) -> None:
     """Print elicitkit's steps inside real rounds: µs per dialogue, and calls per dialogue."""
     from elicitkit._replay import once, state  # noqa: PLC0415  (only this diagnostic reads internals)
     from elicitkit._runtime import asking  # noqa: PLC0415
+    from elicitkit.integrations import _asking_call as asking_call  # noqa: PLC0415
     from elicitkit.integrations import mcp as integration  # noqa: PLC0415
 
     spent: collections.Counter[str] = collections.Counter()
     calls: collections.Counter[str] = collections.Counter()
     timed = [
         (integration.ElicitkitMiddleware, "__call__", "the middleware, round included"),
-        (integration.ElicitkitMiddleware, "_run", "  the round (the SDK's tool call)"),
+        (asking_call.AskingCall, "run_round", "  the round (the SDK's tool call)"),
         (once.AtMostOnce, "begin", "  at most once: round one, round included"),
         (once.AtMostOnce, "run", "  at most once: later rounds, round included"),
         (once.AtMostOnce, "_call", "    outcome store calls"),
@@ -70,7 +71,7 @@ def phases(asks: list[int], *, quick: bool = False) -> None:
         (asking, "_prepare", "ask(): prepare the question"),
         (asking, "_rebuilt", "ask(): rebuild a carried answer"),
         (asking, "_typed_result", "ask(): decode a new answer"),
-        (integration, "_elicit_request", "the InputRequiredResult's request models"),
+        (asking_call, "_elicit_request", "the InputRequiredResult's request models"),
     ]
     for owner, name, label in timed:
         _wrap(owner, name, label, spent, calls)

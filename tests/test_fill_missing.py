@@ -451,6 +451,33 @@ async def test_values_the_model_gives_are_checked_by_the_same_form(
     assert _text(fine) == "Maaemo 2026-12-24 2 inside ''"
 
 
+async def _arrive(guest: str, day: dt.date | None = None) -> str:
+    """A ``@fill_missing`` tool that no test registers under its own name."""
+    return f"{guest} arrives {day}"
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+async def test_a_tool_registered_under_another_name_keeps_the_check(
+    sdk: str, mode: str, version: str
+) -> None:
+    """The check is found by the name the tool is registered under, not its function's."""
+    server = new_server(sdk, "renamed")
+    server.tool(name="arrival")(fill_missing(_arrive))
+    async with Client(in_memory(server), mode=mode) as client:
+        result = await client.call_tool("arrival", {"guest": "Ada", "day": "24/12"})
+        fine = await client.call_tool("arrival", {"guest": "Ada", "day": "2026-12-24"})
+    assert result.is_error
+    # The wording names the tool by its function, as @fill_missing knows it.
+    assert _text(result) == (
+        "The arguments given to _arrive do not fit, so _arrive did not run. Ask the user for "
+        "corrected values, then call _arrive again with them.\n"
+        "  - day: Expected a date like 2024-12-31, got '24/12'.\n"
+        "The arguments, as the form asks them:\n"
+        "  - day (text, format date, required)"
+    )
+    assert _text(fine) == "Ada arrives 2026-12-24"
+
+
 async def test_a_hostile_value_is_refused_in_linear_time(sdk: str) -> None:
     server = make_server(sdk)
     async with Client(in_memory(server), mode="legacy") as client:

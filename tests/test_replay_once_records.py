@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 import elicitkit._replay.once
 from elicitkit._replay.once import INTERRUPTED, error_record, replayed, result_record
-from elicitkit.integrations.mcp import _OUTCOMES  # pyright: ignore[reportPrivateUsage]
+from elicitkit.integrations._outcomes import OUTCOMES
 
 # Written by elicitkit before AtMostOnce existed (integrations/mcp.py _result_record etc.).
 OLD_RESULT = (
@@ -27,20 +27,20 @@ OLD_ERROR = '{"e":{"code":-32603,"message":"' + INTERRUPTED + '"}}'
 
 def test_a_result_is_recorded_as_before() -> None:
     result = types.CallToolResult(content=[types.TextContent(type="text", text="paid")])
-    kind, data = _OUTCOMES["tools/call"].dump(result)
+    kind, data = OUTCOMES["tools/call"].dump(result)
     assert result_record(kind, data) == OLD_RESULT
     assert result_record(None, {"x": 1}) == '{"r":{"x":1}}'
 
 
 def test_an_old_result_record_replays_as_the_same_result() -> None:
-    result = replayed(OLD_RESULT, _OUTCOMES["tools/call"])
+    result = replayed(OLD_RESULT, OUTCOMES["tools/call"])
     assert result == types.CallToolResult(content=[types.TextContent(type="text", text="paid")])
 
 
 def test_an_interrupted_record_is_the_old_json_rpc_error() -> None:
     assert error_record({"code": -32603, "message": INTERRUPTED}) == OLD_ERROR
     with pytest.raises(MCPError) as raised:
-        replayed(OLD_ERROR, _OUTCOMES["tools/call"])
+        replayed(OLD_ERROR, OUTCOMES["tools/call"])
     assert (raised.value.error.code, raised.value.error.message) == (-32603, INTERRUPTED)
 
 

@@ -3,7 +3,8 @@
 Each test names the SDK detail it checks in its failure message, so an SDK release that
 changes one says which, and where elicitkit relies on it (docs/how-it-works.md, "What we
 rely on"). The private reads live in ``elicitkit/integrations/_sdk_private.py`` and
-``elicitkit/_client/tuned_client.py``; the class swaps in ``elicitkit/integrations/mcp.py``.
+``elicitkit/_client/tuned_client.py``; the class swaps in
+``elicitkit/integrations/_class_swap.py``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from elicitkit._client.tuned_client import TunedClient
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
 from elicitkit.integrations import fastmcp as fastmcp_integration
+from elicitkit.integrations._class_swap import become
+from elicitkit.integrations._sdk_errors import become_request_error
 from elicitkit.integrations._sdk_private import (
     connection_of,
     fastmcp_extensions,
@@ -37,10 +40,6 @@ from elicitkit.integrations._sdk_private import (
     state_security,
     tool_function,
     tool_uses_resolve,
-)
-from elicitkit.integrations.mcp import (
-    _become,  # pyright: ignore[reportPrivateUsage]
-    _become_request_error,  # pyright: ignore[reportPrivateUsage]
 )
 from elicitkit.url import ask_url
 from tests.mrtr import text_of
@@ -158,7 +157,7 @@ async def test_a_server_session_leads_to_its_one_connection_which_tells_its_end(
     assert other is not first, changed
     assert ended == [1, 3], (
         "The SDK no longer unwinds Connection.exit_stack when a client leaves: elicitkit "
-        "drops a session's URL routes there (integrations/mcp.py, _ConnectionEnd)."
+        "drops a session's URL routes there (integrations/_channel.py, _ConnectionEnd)."
     )
 
 
@@ -217,16 +216,17 @@ FASTMCP_FIELDS = fastmcp_integration._HOST.tool_error_fields  # pyright: ignore[
 def test_an_elicitkit_error_can_become_the_sdk_error(
     base: type[Exception], fields: dict[str, object]
 ) -> None:
-    # The fields the integrations pass: _become caches one class per (error class, base).
+    # The fields the integrations pass: become() caches one class per (error class, bases).
     error = ElicitationTimeout("The user did not answer in 5 seconds.")
     if base is MCPError:
-        _become_request_error(error)  # also sets .error, which MCPError's __str__ reads
+        become_request_error(error)  # also sets .error, which MCPError's __str__ reads
     else:
-        _become(error, base, fields)
+        become(error, (base,), fields)
     assert isinstance(error, ElicitationTimeout), "the error lost its own class"
     assert isinstance(error, base), (
         f"{base.__module__}.{base.__qualname__} no longer accepts a __class__ assignment "
-        "from an elicitkit error (integrations/mcp.py _become): its instance layout changed."
+        "from an elicitkit error (integrations/_class_swap.py become): its instance layout "
+        "changed."
     )
     assert str(error) == "The user did not answer in 5 seconds."
 
@@ -246,8 +246,8 @@ def test_the_sdk_errors_set_only_the_fields_elicitkit_provides(
     assert set(vars(error)) == set(fields), (
         f"{type(error).__module__}.{type(error).__qualname__}.__init__ now sets "
         f"{sorted(vars(error))}, but elicitkit supplies only {sorted(fields)} when it turns "
-        "its own error into one (integrations/mcp.py Host.tool_error_fields, "
-        "_become_request_error)."
+        "its own error into one (integrations/_host.py Host.tool_error_fields, "
+        "_sdk_errors.become_request_error)."
     )
 
 
@@ -278,7 +278,7 @@ async def test_a_tool_error_text_reaches_the_client(sdk: str) -> None:
     @server.tool()
     async def fail() -> str:
         error = ElicitationTimeout("The user did not answer.")
-        _become(error, base, fields)
+        become(error, (base,), fields)
         raise error
 
     target = server if sdk == "mcp" else fastmcp_sdk_server(server)
@@ -317,5 +317,5 @@ async def test_a_base_exception_group_passes_the_tool_runner() -> None:
     assert seen == [BaseExceptionGroup], (
         "The SDK's tool runner no longer lets a BaseExceptionGroup through unchanged: "
         f"elicitkit's middleware saw {seen}, and relies on it to find the questions of "
-        "concurrent ask()s (integrations/mcp.py _questions)."
+        "concurrent ask()s (integrations/_asking_call.py _questions)."
     )

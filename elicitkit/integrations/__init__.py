@@ -10,6 +10,7 @@ from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.context import CompletionRouter, surface_without_a_call
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit.integrations._options import InstallOptions
 from elicitkit.integrations._uninstalled import readable_anywhere
 
 if TYPE_CHECKING:
@@ -73,30 +74,23 @@ def install(
         TypeError: ``server`` is not a server elicitkit can install on, or
             ``MCP_REQUEST_STATE_KEY`` is shorter than 32 bytes.
     """
+    options = InstallOptions(
+        store=store,
+        limits=limits,
+        completions=completions,
+        tasks=tasks,
+        on_unsupported=on_unsupported,
+    )
     target: object = server
     if _is_mcp_server(target):
         from elicitkit.integrations import mcp  # noqa: PLC0415
 
-        mcp.install(
-            target,
-            store=store,
-            limits=limits,
-            completions=completions,
-            tasks=tasks,
-            on_unsupported=on_unsupported,
-        )
+        mcp.install(target, options)
         return server
     if _is_fastmcp_server(target):
         from elicitkit.integrations import fastmcp  # noqa: PLC0415
 
-        fastmcp.install(
-            target,
-            store=store,
-            limits=limits,
-            completions=completions,
-            tasks=tasks,
-            on_unsupported=on_unsupported,
-        )
+        fastmcp.install(target, options)
         return server
     raise TypeError(_unsupported_server(server))
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 import mcp_types as types
-from mcp.server.context import HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.request_state import authenticated_principal
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
@@ -189,3 +189,23 @@ def why_no_tasks(ctx: ServerRequestContext[Any, Any], *, modern: bool) -> str:
     if ctx.method != "tools/call":
         return f"only a tool call can become a task, and this is {ctx.method}"
     return f"it did not declare the {TASKS_EXTENSION} extension on this request"
+
+
+class TaskRequests:
+    """The router's handler of the Tasks extension: its requests and its advertisement."""
+
+    def __init__(self, engine: TaskEngine) -> None:
+        """Serve the tasks that ``engine`` keeps."""
+        self.engine = engine
+
+    def claims(self, ctx: ServerRequestContext[Any, Any]) -> bool:
+        """``tasks/get``, ``tasks/update``, ``tasks/cancel``, and ``server/discover``."""
+        return ctx.method in TASK_METHODS or ctx.method == "server/discover"
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Answer a task request; add the extension to the server's ``server/discover``."""
+        if ctx.method in TASK_METHODS:
+            return await serve_task_request(ctx, self.engine)
+        return with_tasks_extension(await call_next(ctx))

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import logging
 import sys
-from types import new_class
 
 from elicitkit.errors import ElicitError
+from elicitkit.integrations._class_swap import become
 
 # (module, class) of each server SDK's public "tool failed, show this text" exception.
 _TOOL_ERRORS = (
@@ -29,9 +29,6 @@ _TOOL_ERRORS = (
 # fastmcp's ToolError.__init__ sets this (it never runs for an error made elsewhere): the
 # level fastmcp logs the failure at. A missing install() is the author's to fix: an error.
 _FIELDS = {"log_level": logging.ERROR}
-
-# (the error's class, *the tool errors found) -> their subclass; a few entries at most
-_MADE: dict[tuple[type[Exception], ...], type[ElicitError]] = {}
 
 
 def readable_anywhere(error: ElicitError) -> ElicitError:
@@ -43,14 +40,5 @@ def readable_anywhere(error: ElicitError) -> ElicitError:
         and issubclass(found, Exception)
         and not isinstance(error, found)
     )
-    if not bases:
-        return error
-    kinds = (type(error), *bases)
-    made = _MADE.get(kinds)
-    if made is None:
-        namespace = {"__module__": ElicitError.__module__, **_FIELDS}
-        made = _MADE[kinds] = new_class(
-            type(error).__name__, kinds, {}, lambda ns: ns.update(namespace)
-        )
-    error.__class__ = made
+    become(error, bases, _FIELDS, module=ElicitError.__module__)
     return error

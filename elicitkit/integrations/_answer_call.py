@@ -1,0 +1,91 @@
+"""The router's handler of a call of ``answer_form``: the model's answers, run as a round.
+
+The companion tool's own function never runs (see `_answer_form`): this handler opens the
+ticket, refuses a bad one before anything runs, and runs the ticket's tool again through
+the replay with the answers, through the asking call's round (`AskingCall.run_round`), so
+the same form checks them and the dialogue completes at most once.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from elicitkit._replay.once import RoundLease
+from elicitkit._replay.state import Replay
+from elicitkit._replay.ticket import TicketRefused
+from elicitkit._runtime.context import current_run
+from elicitkit._runtime.model_listing import ANSWER_TOOL
+from elicitkit.integrations._asking_call import AskingCall
+from elicitkit.integrations._outcomes import OUTCOMES, RoundOutcomes, error_outcome
+
+
+class AnswerFormCall:
+    """Serves ``answer_form`` for a server installed with ``on_unsupported="ask_model"``."""
+
+    def __init__(self, asking: AskingCall) -> None:
+        """Run the ticket's tool through ``asking``, which holds the server's companion."""
+        self._asking = asking
+
+    def claims(self, ctx: ServerRequestContext[Any, Any]) -> bool:
+        """A ``tools/call`` of ``answer_form``, on a server that registered it."""
+        return (
+            self._asking.companion is not None
+            and ctx.method == "tools/call"
+            and ctx.request_id is not None
+            and (ctx.params or {}).get("name") == ANSWER_TOOL
+        )
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """Answer ``answer_form``: run the ticket's tool again with the model's answers.
+
+        Everything about the ticket is checked before anything runs. The tool then runs as
+        a later round of its dialogue (`AtMostOnce.run`): a completed dialogue gets its
+        recorded result back, so a ticket sent twice does not run the tool twice.
+        """
+        asking = self._asking
+        companion = asking.companion
+        assert companion is not None  # noqa: S101  (claims() checked it)
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        try:
+            ticket, responses = companion.open(ctx)
+        except TicketRefused as refused:
+            return error_outcome("tools/call", str(refused))
+        replay = Replay.from_request(responses, ticket.state, asking.limits)
+        if replay.dialogue is None or replay.dialogue != ticket.dialogue:
+            return error_outcome("tools/call", _NOT_A_DIALOGUE)
+        kept = {
+            key: value
+            for key, value in (ctx.params or {}).items()
+            if key not in ("name", "arguments", "requestState", "inputResponses")
+        }
+        inner = replace(ctx, params={**kept, "name": ticket.tool, "arguments": ticket.arguments})
+        run = asking.new_run(inner, replay, modern=modern)
+        run.model_keys.update(ticket.model_keys)
+        outcomes = RoundOutcomes(OUTCOMES["tools/call"])
+        token = current_run.set(run)
+        run.lease = RoundLease(asking.once, replay.dialogue)
+        try:
+            return await asking.once.run(
+                replay.dialogue,
+                functools.partial(
+                    asking.run_round, inner, call_next, run, outcomes, answering=True
+                ),
+                outcomes,
+                known=replay.known,
+                lease=run.lease,
+            )
+        finally:
+            current_run.reset(token)
+
+
+_NOT_A_DIALOGUE = (
+    f"The ticket passed to {ANSWER_TOOL} carries no dialogue this server can continue, so "
+    "nothing was run. Call the tool again to get a fresh ticket."
+)
