@@ -30,9 +30,9 @@ from elicitkit import (
     choose,
     confirm,
     go_async,
-    replaying,
     step,
 )
+from elicitkit.replay import replaying
 from elicitkit.testing import ScriptedUser, accept, connect
 from elicitkit.url import ask_url, require_url
 from tests.mrtr import never_called, text_of
