@@ -25,7 +25,7 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit._interrupt import is_interrupt
-from tests.python_child import run_python
+from tests.python_child import RunPython
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -150,7 +150,7 @@ def test_an_interrupt_within_the_bound_is_found() -> None:
     assert is_interrupt(_chain(50, KeyboardInterrupt()))
 
 
-def test_an_interrupt_wrapped_while_the_cli_imports_is_one_line() -> None:
+def test_an_interrupt_wrapped_while_the_cli_imports_is_one_line(run_python: RunPython) -> None:
     # The CI failure: the Ctrl-C landed while pydantic-core built a validator at import.
     done = run_python(
         """
@@ -186,7 +186,9 @@ def test_an_interrupt_wrapped_while_the_cli_imports_is_one_line() -> None:
         ),
     ],
 )
-def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(started: str) -> None:
+def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(
+    started: str, run_python: RunPython
+) -> None:
     done = run_python(
         f"""
         import sys
@@ -199,7 +201,7 @@ def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(started: str
     assert done.returncode == -signal.SIGINT  # Python still ends as killed by the Ctrl-C
 
 
-def test_a_program_that_imports_elicitkit_keeps_its_own_traceback() -> None:
+def test_a_program_that_imports_elicitkit_keeps_its_own_traceback(run_python: RunPython) -> None:
     done = run_python(
         """
         import elicitkit
@@ -210,7 +212,7 @@ def test_a_program_that_imports_elicitkit_keeps_its_own_traceback() -> None:
     assert done.stderr.rstrip().endswith("KeyboardInterrupt")
 
 
-def test_other_errors_of_the_cli_keep_their_traceback() -> None:
+def test_other_errors_of_the_cli_keep_their_traceback(run_python: RunPython) -> None:
     done = run_python(
         """
         import sys
@@ -228,7 +230,7 @@ def _interrupts_as_at_a_terminal() -> None:
 
 
 @pytest.fixture
-def spawned() -> Iterator[list[pexpect.spawn]]:
+def spawned(starts_processes: None) -> Iterator[list[pexpect.spawn]]:
     children: list[pexpect.spawn] = []
     yield children
     for child in children:
