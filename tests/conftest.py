@@ -1,16 +1,21 @@
 """Suite-wide fixtures.
 
 Every schema the suite renders is checked against the official grammar of its version, and
-tests that take ``sdk`` run on both server SDKs. Tests of a module that starts real
-processes carry the ``processes`` marker, which the contributor's quick loop leaves out.
+tests that take ``sdk`` run on both server SDKs. A test that starts real processes (a
+redis-server, a fresh interpreter, a server over stdio or HTTP, a pseudo-terminal, a
+browser, a wheel build) does so through a fixture that depends on `starts_processes`; such
+a test carries the ``processes`` marker, which the contributor's quick loop leaves out, and
+any other test that starts a process fails, saying which and how to fix it.
 """
 
 from __future__ import annotations
 
-import re
+import asyncio
+import os
+import pty
 import secrets
+import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,27 +24,67 @@ from redis.asyncio import Redis
 import elicitkit
 import elicitkit._compiler.compiled_forms
 from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from tests import python_child, redis_server
+from tests.python_child import RunPython
+from tests.redis_server import ON_REDIS, RedisProcessFactory, running_redis
 from tests.sdks import SDKS
 from tests.spec_check import assert_spec_valid
 
 _seen: list[tuple[dict[str, Any], str]] = []
 
-# What a test module that starts real processes uses: servers over stdio (the SDK's or
-# fastmcp's transport, or its own pipes), over HTTP in another process, a pseudo-terminal,
-# a subprocess of any kind (a wheel build, a fresh interpreter). Read from the source, so a
-# new module is marked without a list to keep up to date.
-_STARTS_PROCESSES = re.compile(r"\b(subprocess|pexpect|stdio_client|StdioTransport|listening)\b")
+STARTS_PROCESSES = "starts_processes"
+"""The fixture every process-starting fixture depends on: what marks an item ``processes``."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of a module that starts processes with ``processes``."""
-    starts: dict[Path, bool] = {}
+    """Mark ``processes`` every test whose fixtures (their whole closure) start processes."""
     for item in items:
-        path = Path(item.path)
-        if path not in starts:
-            starts[path] = bool(_STARTS_PROCESSES.search(path.read_text(encoding="utf-8")))
-        if starts[path]:
+        if STARTS_PROCESSES in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.processes)
+
+
+def _quick_loop_fix(node: pytest.Item) -> str:
+    return (
+        f"{node.nodeid} is in the quick loop (not marked processes), so it may not start a "
+        "process: take the process through a fixture that depends on starts_processes "
+        "(redis_url, run_python, a module's own), or add starts_processes to the test's "
+        "fixtures, and tests/conftest.py marks it processes."
+    )
+
+
+@pytest.fixture(scope="session")
+def starts_processes() -> None:
+    """Lets a test start processes; every fixture that starts one depends on this one.
+
+    Requested by name, by the test or through its fixtures, it marks the test ``processes``
+    at collection (session-scoped, so fixtures of any scope can depend on it).
+    """
+
+
+@pytest.fixture(autouse=True)
+def _no_processes_in_the_quick_loop(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test of the quick loop that starts a process fails, saying which and the fix.
+
+    Patched where every way of starting one ends: subprocess (and through it asyncio's and
+    anyio's subprocesses, the SDK's stdio client), fork (pexpect's pseudo-terminals,
+    multiprocessing) and spawn. The interop suite (browsers, real clients) is its own loop.
+    """
+    if any(request.node.get_closest_marker(name) for name in ("processes", "interop")):
+        return
+    sentence = _quick_loop_fix(request.node)
+
+    def refuse(*_args: object, **_kwargs: object) -> Any:
+        raise AssertionError(sentence)
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", refuse)
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", refuse)
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, refuse)
+    monkeypatch.setattr(pty, "fork", refuse)
 
 
 @pytest.fixture(autouse=True)
@@ -62,18 +107,32 @@ def _check_every_rendered_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[No
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    """A real redis-server for this test session (tests that share it use their own keys)."""
-    from tests.redis_server import running_redis  # noqa: PLC0415
+def redis_url(starts_processes: None) -> Iterator[str]:
+    """A real redis-server for this test session (tests that share it use their own keys).
 
+    A ``"redis"`` parameter whose test asks for it on demand (``request.getfixturevalue``)
+    carries the mark itself (``tests.redis_server.ON_REDIS``): marking comes at collection.
+    """
     with running_redis() as url:
         yield url
+
+
+@pytest.fixture
+def redis_process(starts_processes: None) -> RedisProcessFactory:
+    """Starts redis-servers a test can kill, restart and pause (tests/redis_server.py)."""
+    return redis_server.redis_process
+
+
+@pytest.fixture
+def run_python(starts_processes: None) -> RunPython:
+    """Runs a snippet of Python in a fresh interpreter of this checkout (tests/python_child.py)."""
+    return python_child.run_python
 
 
 StoreFactory = Callable[[], OutcomeStore]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", ON_REDIS])
 async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
     """Makes stores that share one backend: one memory store, or one real redis-server."""
     if request.param == "memory":

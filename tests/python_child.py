@@ -5,9 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+RunPython = Callable[..., subprocess.CompletedProcess[str]]
+"""`run_python`'s type, for the fixture of that name (tests/conftest.py) that tests take."""
 
 
 def run_python(code: str, *, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -1,7 +1,9 @@
 """A real ``redis-server`` for the tests: started on a free loopback port, stopped after.
 
 `running_redis` serves a whole session. `RedisProcess` is one the fault-injection tests
-kill, restart (empty, or from its append-only file), pause and resume on one port.
+kill, restart (empty, or from its append-only file), pause and resume on one port. Tests
+reach them through fixtures (tests/conftest.py: ``redis_url``, ``redis_process``), which
+mark them ``processes``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,22 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+import pytest
 
 from tests.loopback import free_port
+
+ON_REDIS = pytest.param("redis", marks=pytest.mark.processes)
+"""A ``"redis"`` parameter whose test asks for ``redis_url`` on demand: marked by itself.
+
+(``request.getfixturevalue`` comes too late for the fixtures to mark the test.)
+"""
+
+
+RedisProcessFactory = Callable[..., AbstractContextManager["RedisProcess"]]
+"""`redis_process`'s type, for the fixture of that name (tests/conftest.py) that tests take."""
 
 
 def _binary() -> str:

@@ -30,7 +30,7 @@ from elicitkit.integrations import client_target
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import text_of
-from tests.redis_server import RedisProcess, redis_process
+from tests.redis_server import RedisProcess, RedisProcessFactory
 
 pytestmark = pytest.mark.anyio
 
@@ -83,7 +83,7 @@ async def ticket_of(client: Client) -> str:
 
 
 @pytest.fixture
-def redis() -> Iterator[RedisProcess]:
+def redis(redis_process: RedisProcessFactory) -> Iterator[RedisProcess]:
     with redis_process() as server:
         yield server
 

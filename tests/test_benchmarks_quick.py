@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
+
 ROOT = Path(__file__).parent.parent
 
 

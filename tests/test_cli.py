@@ -15,6 +15,8 @@ import elicitkit
 from elicitkit.cli.main import main
 from tests.test_stdio import BOOKING, SHIPPING, _load_example
 
+pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = Path("tests") / "cli_samples"
 SURVEY = str(SAMPLES / "survey.py")

@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
+
+pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALL_HINT = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'

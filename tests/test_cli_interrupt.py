@@ -3,7 +3,10 @@
 The first moment, while ``python -m elicitkit`` imports the package, comes before any of the
 command line's code: `elicitkit._interrupt` covers it, for the CLI's process only. It is
 checked in a fresh interpreter that raises the interrupt itself (deterministic), and with a
-real Ctrl-C through a pseudo-terminal at several moments of the demo's start.
+real Ctrl-C through a pseudo-terminal at several moments of the demo's start. A Ctrl-C in
+a wrapper (pydantic-core's ``SchemaError``, an exception group, a cause or context chain)
+is still one: `is_interrupt` is checked on wrappers built here, and on a real ``SchemaError``
+of an interrupted validator build.
 """
 
 from __future__ import annotations
@@ -18,10 +21,153 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from pydantic_core import SchemaError, SchemaValidator, core_schema
 
-from tests.python_child import run_python
+from elicitkit._compat import BaseExceptionGroup
+from elicitkit._interrupt import is_interrupt
+from tests.python_child import RunPython
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+class _Interrupting:
+    """A literal value: pydantic-core calls its repr() while it builds the validator.
+
+    The Ctrl-C raised there is one a signal would raise at that point of the build.
+    """
+
+    def __repr__(self) -> str:
+        raise KeyboardInterrupt
+
+
+class _Failing:
+    def __repr__(self) -> str:
+        raise ValueError("no repr")
+
+
+def _failed_build(schema: core_schema.CoreSchema) -> SchemaError:
+    with pytest.raises(SchemaError) as raised:
+        SchemaValidator(schema)
+    return raised.value
+
+
+def _caused_by(inner: BaseException) -> RuntimeError:
+    outer = RuntimeError("while cleaning up")
+    outer.__cause__ = inner
+    return outer
+
+
+def _during(inner: BaseException) -> RuntimeError:
+    outer = RuntimeError("while handling it")
+    outer.__context__ = inner
+    return outer
+
+
+def test_pydantic_core_reports_an_interrupted_build_in_its_message_only() -> None:
+    # What `is_interrupt` relies on: no cause, no context, the interrupt's name on a line.
+    error = _failed_build(core_schema.literal_schema([_Interrupting()]))
+    assert str(error) == 'Error building "literal" validator:\n  KeyboardInterrupt: '
+    assert error.__cause__ is None
+    assert error.__context__ is None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(KeyboardInterrupt(), id="bare"),
+        pytest.param(
+            _failed_build(core_schema.literal_schema([_Interrupting()])),
+            id="schema-error",
+        ),
+        pytest.param(
+            _failed_build(
+                core_schema.typed_dict_schema(
+                    {
+                        "a": core_schema.typed_dict_field(
+                            core_schema.union_schema(
+                                [
+                                    core_schema.int_schema(),
+                                    core_schema.literal_schema([_Interrupting()]),
+                                ]
+                            )
+                        )
+                    }
+                )
+            ),
+            id="schema-error-nested-builders",
+        ),
+        pytest.param(_caused_by(KeyboardInterrupt()), id="cause"),
+        pytest.param(_during(KeyboardInterrupt()), id="context"),
+        pytest.param(_during(_caused_by(KeyboardInterrupt())), id="context-of-cause"),
+        pytest.param(
+            BaseExceptionGroup("tasks", [ValueError("one"), KeyboardInterrupt()]), id="group"
+        ),
+        pytest.param(
+            BaseExceptionGroup(
+                "outer", [BaseExceptionGroup("inner", [_during(KeyboardInterrupt())])]
+            ),
+            id="nested-groups",
+        ),
+    ],
+)
+def test_an_interrupt_inside_a_wrapper_is_an_interrupt(error: BaseException) -> None:
+    assert is_interrupt(error)
+
+
+def _cycle() -> RuntimeError:
+    first, second = RuntimeError("first"), RuntimeError("second")
+    first.__context__, second.__context__ = second, first
+    return first
+
+
+def _chain(length: int, bottom: BaseException) -> BaseException:
+    error = bottom
+    for _ in range(length):
+        error = _during(error)
+    return error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        pytest.param(RuntimeError("boom"), id="plain"),
+        pytest.param(
+            _failed_build(core_schema.literal_schema([_Failing()])),
+            id="schema-error-of-another-error",
+        ),
+        pytest.param(SchemaError("the field says KeyboardInterrupt: inline"), id="mention"),
+        pytest.param(BaseExceptionGroup("tasks", [ValueError("a"), OSError("b")]), id="group"),
+        pytest.param(_cycle(), id="cycle"),
+        # Bounded: a Ctrl-C is never this deep, and a runaway chain is not read to its end.
+        pytest.param(_chain(100, KeyboardInterrupt()), id="beyond-the-bound"),
+    ],
+)
+def test_other_errors_are_not_interrupts(error: BaseException) -> None:
+    assert not is_interrupt(error)
+
+
+def test_an_interrupt_within_the_bound_is_found() -> None:
+    assert is_interrupt(_chain(50, KeyboardInterrupt()))
+
+
+def test_an_interrupt_wrapped_while_the_cli_imports_is_one_line(run_python: RunPython) -> None:
+    # The CI failure: the Ctrl-C landed while pydantic-core built a validator at import.
+    done = run_python(
+        """
+        import sys
+        sys.orig_argv = [sys.executable, "-m", "elicitkit", "demo"]
+        import elicitkit
+        from pydantic_core import SchemaValidator, core_schema
+
+        class Interrupting:
+            def __repr__(self):
+                raise KeyboardInterrupt
+
+        SchemaValidator(core_schema.literal_schema([Interrupting()]))
+        """
+    )
+    assert done.stderr == "\nInterrupted.\n"
+    assert done.returncode == -signal.SIGINT  # as for a bare Ctrl-C: the shell sees one
 
 
 @pytest.mark.parametrize(
@@ -40,7 +186,9 @@ REPO = Path(__file__).resolve().parent.parent
         ),
     ],
 )
-def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(started: str) -> None:
+def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(
+    started: str, run_python: RunPython
+) -> None:
     done = run_python(
         f"""
         import sys
@@ -53,7 +201,7 @@ def test_an_interrupt_while_the_cli_imports_the_package_is_one_line(started: str
     assert done.returncode == -signal.SIGINT  # Python still ends as killed by the Ctrl-C
 
 
-def test_a_program_that_imports_elicitkit_keeps_its_own_traceback() -> None:
+def test_a_program_that_imports_elicitkit_keeps_its_own_traceback(run_python: RunPython) -> None:
     done = run_python(
         """
         import elicitkit
@@ -64,7 +212,7 @@ def test_a_program_that_imports_elicitkit_keeps_its_own_traceback() -> None:
     assert done.stderr.rstrip().endswith("KeyboardInterrupt")
 
 
-def test_other_errors_of_the_cli_keep_their_traceback() -> None:
+def test_other_errors_of_the_cli_keep_their_traceback(run_python: RunPython) -> None:
     done = run_python(
         """
         import sys
@@ -82,7 +230,7 @@ def _interrupts_as_at_a_terminal() -> None:
 
 
 @pytest.fixture
-def spawned() -> Iterator[list[pexpect.spawn]]:
+def spawned(starts_processes: None) -> Iterator[list[pexpect.spawn]]:
     children: list[pexpect.spawn] = []
     yield children
     for child in children:
@@ -90,9 +238,25 @@ def spawned() -> Iterator[list[pexpect.spawn]]:
             child.terminate(force=True)
 
 
-# Seconds after the start: in the package's import (about 0.2 s quiet), in the command
-# line's (the SDK client, to 0.7 s), while the server starts (to 2 s), and at the first form.
-@pytest.mark.parametrize("after", [0.1, 0.3, 0.6, 1.2, 2.5])
+def _wait_until_it_imports_pydantic_core(child: pexpect.spawn) -> None:
+    """Wait until the child has loaded pydantic-core's extension: the package is importing.
+
+    Before that point the interpreter is still starting (site, runpy), where a Ctrl-C is
+    Python's to report, not elicitkit's; from it on, every moment must give one line. The
+    child's memory map says so without a hook in the command line.
+    """
+    maps = Path(f"/proc/{child.pid}/maps")
+    deadline = time.monotonic() + 30
+    while "_pydantic_core" not in maps.read_text(encoding="utf-8"):
+        assert child.isalive(), "the demo exited before it imported pydantic-core"
+        assert time.monotonic() < deadline, "the demo did not import pydantic-core in 30 s"
+        time.sleep(0.005)
+
+
+# Seconds after the package starts importing pydantic: in the package's import, in the
+# command line's (the SDK client), while the server starts, and at the first form. The
+# moments only spread the Ctrl-Cs out: wherever one lands, the test passes.
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.3, 0.6, 1.2, 2.5])
 def test_ctrl_c_during_the_demos_start_is_one_line(
     spawned: list[pexpect.spawn], after: float
 ) -> None:
@@ -110,6 +274,7 @@ def test_ctrl_c_during_the_demos_start_is_one_line(
     )
     child.logfile_read = io.StringIO()
     spawned.append(child)
+    _wait_until_it_imports_pydantic_core(child)
     time.sleep(after)
     child.sendintr()
     child.expect(pexpect.EOF)

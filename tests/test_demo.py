@@ -5,6 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
+
 DEMO = [sys.executable, "-m", "elicitkit", "demo"]
 TYPED = (
     "The tool saw ShippingAddress(name='Ada Lovelace', street=\"12 St James's Square\", "

@@ -27,6 +27,8 @@ BLOCK = re.compile(
 )
 # Any line that opens a Python-to-run block, at any indent: the count the pattern must reach.
 PY_FENCE = re.compile(r"^\s*```py\s*$", re.MULTILINE)
+# A block that starts a server over stdio, as a reader's client does, leaves the quick loop.
+STARTS_A_SERVER = re.compile(r"\bStdioServerParameters\b")
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,11 @@ def _examples(path: Path) -> list[Example]:
 
 def _params() -> list[object]:
     return [
-        pytest.param(example, id=f"{path.relative_to(ROOT)}#{number}")
+        pytest.param(
+            example,
+            id=f"{path.relative_to(ROOT)}#{number}",
+            marks=[pytest.mark.processes] if STARTS_A_SERVER.search(example.source) else [],
+        )
         for path in DOCS
         for number, example in enumerate(_examples(path), start=1)
     ]

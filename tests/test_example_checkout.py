@@ -20,7 +20,7 @@ CHECKOUT = REPO / "examples" / "quote_confirm_pay.py"
 
 
 @pytest.fixture
-def errlog() -> Iterator[IO[str]]:
+def errlog(starts_processes: None) -> Iterator[IO[str]]:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         yield log
 

@@ -15,7 +15,7 @@ PER_CALL = REPO / "examples" / "per_call_choices.py"
 
 
 @pytest.fixture
-def errlog() -> Iterator[IO[str]]:
+def errlog(starts_processes: None) -> Iterator[IO[str]]:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         yield log
 

@@ -15,6 +15,8 @@ import pytest
 
 from tests.loopback import free_port
 
+pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
+
 EXAMPLES = Path(__file__).parents[1] / "examples"
 STDIO_EXAMPLES = ["shipping.py", "booking.py", "fastmcp_server.py"]
 

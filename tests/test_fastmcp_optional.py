@@ -49,7 +49,7 @@ WITHOUT_FASTMCP = textwrap.dedent(
 )
 
 
-def test_elicitkit_works_without_fastmcp() -> None:
+def test_elicitkit_works_without_fastmcp(starts_processes: None) -> None:
     shown = subprocess.run(
         [sys.executable, "-c", WITHOUT_FASTMCP], check=True, capture_output=True, text=True
     ).stdout
@@ -61,7 +61,7 @@ def test_elicitkit_works_without_fastmcp() -> None:
     )
 
 
-def test_importing_elicitkit_does_not_import_fastmcp() -> None:
+def test_importing_elicitkit_does_not_import_fastmcp(starts_processes: None) -> None:
     # fastmcp is slow to import (about half a second): only its users should pay for it.
     probe = "import sys, elicitkit, elicitkit.testing; print('fastmcp' in sys.modules)"
     shown = subprocess.run(

@@ -50,7 +50,7 @@ RAW = [
 
 
 @pytest.fixture
-def spawn() -> Iterator[list[pexpect.spawn]]:
+def spawn(starts_processes: None) -> Iterator[list[pexpect.spawn]]:
     children: list[pexpect.spawn] = []
     yield children
     for child in children:
@@ -186,7 +186,7 @@ async def test_the_demo_prints_a_hostile_form_as_text(capsys: pytest.CaptureFixt
         assert shown(hostile(what)) in out
 
 
-def test_schema_prints_c1_and_bidi_as_json_escapes(tmp_path: Path) -> None:
+def test_schema_prints_c1_and_bidi_as_json_escapes(tmp_path: Path, starts_processes: None) -> None:
     module = tmp_path / "bidi_form.py"
     module.write_text(
         "import dataclasses\n"

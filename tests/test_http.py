@@ -31,7 +31,7 @@ EXAMPLE = Path(__file__).parents[1] / "examples" / "http_server.py"
 SLOT = {"day": "2026-12-24", "window": "evening", "leave_at_door": True}
 DONE = "Delivering A-17 on 2026-12-24 in the evening, left at the door."
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("starts_processes")]
 
 
 @pytest.fixture(scope="module")

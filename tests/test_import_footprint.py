@@ -7,15 +7,15 @@ elicitkit: the compiler looks msgspec up when it meets a type, not when it is im
 
 from __future__ import annotations
 
-from tests.python_child import run_python
+from tests.python_child import RunPython
 
 
-def test_import_elicitkit_does_not_import_msgspec() -> None:
+def test_import_elicitkit_does_not_import_msgspec(run_python: RunPython) -> None:
     done = run_python("import elicitkit, sys; assert 'msgspec' not in sys.modules")
     assert done.returncode == 0, done.stderr
 
 
-def test_a_struct_declared_after_import_elicitkit_is_a_form() -> None:
+def test_a_struct_declared_after_import_elicitkit_is_a_form(run_python: RunPython) -> None:
     done = run_python(
         """
         from typing import Annotated
@@ -38,7 +38,7 @@ def test_a_struct_declared_after_import_elicitkit_is_a_form() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_jsonschema_waits_for_a_listing_for_the_model() -> None:
+def test_jsonschema_waits_for_a_listing_for_the_model(run_python: RunPython) -> None:
     # The listing's output-schema check imports jsonschema when a question goes to the
     # model, not on import nor on a call answered with a form. The tool declares no output
     # schema, so the official client's own check (which imports it) stays out of the way.

@@ -35,7 +35,7 @@ from elicitkit._replay.once import FORGOTTEN, INTERRUPTED, STORE_UNAVAILABLE
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import accept, never_called, only_question, retry, text_of
-from tests.redis_server import RedisProcess, redis_process
+from tests.redis_server import ON_REDIS, RedisProcess, RedisProcessFactory
 from tests.sdks import in_memory
 
 pytestmark = pytest.mark.anyio
@@ -97,7 +97,7 @@ async def to_the_last_question(client: Client) -> tuple[str, str, str]:
 
 
 @pytest.fixture
-def redis() -> Iterator[RedisProcess]:
+def redis(redis_process: RedisProcessFactory) -> Iterator[RedisProcess]:
     with redis_process() as server:
         yield server
 
@@ -154,7 +154,7 @@ async def test_a_store_that_forgot_mid_dialogue_runs_nothing(
 
 
 async def test_a_record_evicted_under_allkeys_lru_is_not_run_again(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, redis_process: RedisProcessFactory
 ) -> None:
     """Before: every record carries a TTL, so volatile-*/allkeys-* evicted it: charge #2."""
     charges: list[str] = []
@@ -194,7 +194,7 @@ async def test_a_record_evicted_under_allkeys_lru_is_not_run_again(
     ],
 )
 async def test_redis_killed_after_the_side_effect_before_the_record(
-    caplog: pytest.LogCaptureFixture, durable: bool, later: str
+    caplog: pytest.LogCaptureFixture, durable: bool, later: str, redis_process: RedisProcessFactory
 ) -> None:
     """Before: the client got "Internal server error" and its retry charged again.
 
@@ -345,7 +345,7 @@ async def test_a_round_longer_than_its_lease_keeps_it_by_renewing(store: RedisSt
 
 
 async def test_redis_durability_is_checked_at_first_use(
-    store: RedisStore, caplog: pytest.LogCaptureFixture
+    store: RedisStore, caplog: pytest.LogCaptureFixture, redis_process: RedisProcessFactory
 ) -> None:
     assert await store.durability_problems() == [
         (
@@ -422,7 +422,7 @@ def test_install_warns_when_the_key_is_shared_but_the_store_is_not(
     assert caplog.records == []
 
 
-@pytest.mark.parametrize("where", ["memory", "redis"])
+@pytest.mark.parametrize("where", ["memory", ON_REDIS])
 async def test_a_state_that_outlives_its_record_is_refused_not_run(
     where: str, request: pytest.FixtureRequest
 ) -> None:
@@ -478,7 +478,9 @@ async def test_a_large_result_is_kept_as_a_digest_and_its_replay_says_so() -> No
     assert charges == ["10 to Ada"]
 
 
-async def test_a_retry_safe_lease_written_before_a_restart_is_interrupted() -> None:
+async def test_a_retry_safe_lease_written_before_a_restart_is_interrupted(
+    redis_process: RedisProcessFactory,
+) -> None:
     """A marked lease from before Redis restarted may predate a lost unmark: closed, not run.
 
     The round may have left its retry_safe step (unmarked its lease, in the second the AOF

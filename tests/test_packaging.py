@@ -24,7 +24,7 @@ VERSION = "0.1.0"
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dist(tmp_path_factory: pytest.TempPathFactory, starts_processes: None) -> Path:
     out = tmp_path_factory.mktemp("dist")
     # Without --sdist/--wheel, build makes the sdist and then the wheel *from the sdist*, so
     # the wheel also proves the sdist is complete.

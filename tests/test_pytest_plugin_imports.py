@@ -10,6 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
+
 ROOT = Path(__file__).parents[1]
 
 

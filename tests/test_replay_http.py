@@ -34,7 +34,7 @@ META = {
 
 
 @pytest.fixture(scope="module", params=SERVERS)
-def url(request: pytest.FixtureRequest) -> Iterator[str]:
+def url(request: pytest.FixtureRequest, starts_processes: None) -> Iterator[str]:
     port = free_port()
     with listening([sys.executable, *request.param, str(port)], port, within=20):
         yield f"http://127.0.0.1:{port}/mcp"

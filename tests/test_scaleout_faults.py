@@ -27,7 +27,7 @@ from redis import Redis
 
 from elicitkit._replay.once import FORGOTTEN, INTERRUPTED, STORE_UNAVAILABLE
 from tests.loopback import free_port, listening
-from tests.redis_server import RedisProcess, redis_process
+from tests.redis_server import RedisProcess, RedisProcessFactory
 from tests.test_scaleout import KEY_A, PROXY, WORKER, answer, post
 
 LEASE = 1.0
@@ -60,7 +60,7 @@ def cluster(
 
 
 @pytest.fixture
-def store_redis() -> Iterator[RedisProcess]:
+def store_redis(redis_process: RedisProcessFactory) -> Iterator[RedisProcess]:
     with redis_process() as server:
         yield server
 

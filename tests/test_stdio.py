@@ -98,7 +98,7 @@ def _load_example(path: Path) -> ModuleType:
 
 
 @pytest.fixture
-def server_stderr() -> Iterator[IO[str]]:
+def server_stderr(starts_processes: None) -> Iterator[IO[str]]:
     """A file for the server's stderr, replayed into the test's captured stderr at the end."""
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         yield log

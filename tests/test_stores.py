@@ -14,13 +14,14 @@ from redis.asyncio import Redis
 
 from elicitkit._replay.store import ENTRY_OVERHEAD_BYTES
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
+from tests.redis_server import ON_REDIS
 
 pytestmark = pytest.mark.anyio
 
 KEEP = 60.0
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", ON_REDIS])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[OutcomeStore]:
     if request.param == "memory":
         yield MemoryStore()

@@ -38,7 +38,7 @@ from elicitkit._runtime.tasks import TaskEngine
 from elicitkit.testing._task_wire import CreatedTask, TasksExtension, get_task, update_task
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
-from tests.redis_server import RedisProcess, redis_process
+from tests.redis_server import RedisProcess, RedisProcessFactory
 from tests.test_tasks import until
 
 pytestmark = pytest.mark.anyio
@@ -348,7 +348,7 @@ async def test_a_dead_worker_whose_clock_ran_ahead_is_found_within_seconds(
 
 
 @pytest.fixture
-def store_redis() -> Iterator[RedisProcess]:
+def store_redis(redis_process: RedisProcessFactory) -> Iterator[RedisProcess]:
     with redis_process() as server:
         yield server
 

@@ -30,7 +30,7 @@ BOOKED = "<- result: Booked Noma for 4 on Thursday 24 December at 21:00, terrace
 
 
 @pytest.fixture
-def spawn() -> Iterator[list[pexpect.spawn]]:
+def spawn(starts_processes: None) -> Iterator[list[pexpect.spawn]]:
     children: list[pexpect.spawn] = []
     yield children
     for child in children:

@@ -322,7 +322,7 @@ async def test_ship_on_every_client(elicit_connect, elicit_profile):  # 3 eras x
 """
 
 
-def test_the_plugin_in_a_users_project(tmp_path: Path) -> None:
+def test_the_plugin_in_a_users_project(tmp_path: Path, starts_processes: None) -> None:
     """The README's pytest example, in a project of its own: the entry point loads the plugin."""
     (tmp_path / "test_ship.py").write_text(USER_TEST_FILE)
     done = subprocess.run(

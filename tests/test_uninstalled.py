@@ -69,7 +69,7 @@ def error_text(result: types.CallToolResult) -> str:
 
 
 @pytest.fixture
-def server_log() -> Iterator[IO[str]]:
+def server_log(starts_processes: None) -> Iterator[IO[str]]:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         yield log
 
@@ -116,7 +116,7 @@ def test_over_stdio(sdk: str, mode: str, protocol: str, server_log: IO[str]) -> 
 
 
 @pytest.fixture(scope="module", params=SDKS)
-def http_url(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
+def http_url(request: pytest.FixtureRequest, starts_processes: None) -> Iterator[tuple[str, str]]:
     sdk: str = request.param
     port = free_port()
     command = [sys.executable, str(SERVER), sdk, "http", str(port)]

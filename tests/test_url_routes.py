@@ -38,6 +38,7 @@ from elicitkit.url import (
     complete_url,
     require_url,
 )
+from tests.redis_server import ON_REDIS
 from tests.sdks import in_memory
 
 pytestmark = pytest.mark.anyio
@@ -96,7 +97,7 @@ def forget_the_servers() -> Iterator[None]:
     gc.collect()
 
 
-@pytest.fixture(params=["local", "redis"])
+@pytest.fixture(params=["local", ON_REDIS])
 def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 

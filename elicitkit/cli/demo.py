@@ -19,7 +19,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from elicitkit._interrupt import INTERRUPTED_STATUS
+from elicitkit._interrupt import INTERRUPTED_STATUS, is_interrupt
 from elicitkit.cli.shown_text import shown
 
 TOOL = "ship"
@@ -52,7 +52,9 @@ def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> i
     print("User: " + ("you, at this terminal" if interactive else "a script"))
     try:
         ok = anyio.run(_both_eras, user, person, show_schema)
-    except KeyboardInterrupt:
+    except BaseException as error:
+        if not is_interrupt(error):
+            raise
         print("\nInterrupted: the demo stopped.")
         return INTERRUPTED_STATUS
     return 0 if ok else 1

@@ -9,7 +9,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS
+from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS, is_interrupt
 from elicitkit.cli.shown_text import shown
 from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
 
@@ -108,13 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     try:
         return _run(argv)
-    except KeyboardInterrupt:  # Ctrl-C while a command still loads (each catches its own)
-        print(f"\n{INTERRUPTED}", file=sys.stderr)
-        return INTERRUPTED_STATUS
     except BrokenPipeError:  # `elicitkit schema ... | head`: the reader left, nothing to say
         # Point stdout at nothing, so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except BaseException as error:  # Ctrl-C while a command still loads (each catches its own)
+        if not is_interrupt(error):
+            raise
+        print(f"\n{INTERRUPTED}", file=sys.stderr)
+        return INTERRUPTED_STATUS
 
 
 def _run(argv: list[str] | None) -> int:

@@ -22,6 +22,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.validation import ValidationError, Validator
 
+from elicitkit._interrupt import is_interrupt
 from elicitkit.cli.schema_reader import SKIP, WireField, wire_fields
 from elicitkit.cli.shown_text import shown
 
@@ -83,7 +84,9 @@ async def fill_in(params: Mapping[str, Any]) -> TerminalAnswer:
         if choice != "f":
             return _refused("decline" if choice == "d" else "cancel")
         content = await fill_fields(fields)
-    except (KeyboardInterrupt, EOFError):
+    except BaseException as error:
+        if not (isinstance(error, EOFError) or is_interrupt(error)):
+            raise
         print("\n  Cancelled: the form was closed without an answer.")
         return TerminalAnswer(types.ElicitResult(action="cancel"), interrupted=True)
     return TerminalAnswer(types.ElicitResult(action="accept", content=content))

@@ -16,7 +16,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from elicitkit._client.tuned_client import TunedClient
-from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS
+from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS, is_interrupt
 from elicitkit.cli.schema_reader import WireField, wire_fields
 from elicitkit.cli.shown_text import shown
 from elicitkit.cli.terminal_form import fill_fields, fill_in
@@ -45,10 +45,12 @@ def run_try(
         progress = _Progress(cast("TextIO", errlog), show_schema=show_schema)
         try:
             return anyio.run(_session, command, tool, parsed, protocol, progress)
-        except KeyboardInterrupt:
-            print(f"\n{INTERRUPTED}")
-            return INTERRUPTED_STATUS
-        except Exception as error:  # noqa: BLE001  (the server's failure, told in one line)
+        except BaseException as error:  # the server's failure, told in one line
+            if is_interrupt(error):
+                print(f"\n{INTERRUPTED}")
+                return INTERRUPTED_STATUS
+            if not isinstance(error, Exception):
+                raise
             errlog.seek(0)
             log = errlog.read().strip()
             if not progress.connected and not log and _closed(error) and server.endswith(".py"):
@@ -195,7 +197,9 @@ async def _ask_arguments(client: Client, name: str) -> dict[str, Any] | None:
     print(shown(f"  The arguments of {name}:"))
     try:
         return await fill_fields(fields)
-    except (KeyboardInterrupt, EOFError):
+    except BaseException as error:
+        if not (isinstance(error, EOFError) or is_interrupt(error)):
+            raise
         print("\nNothing called.")
         return None
 
