@@ -298,7 +298,7 @@ async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_agai
     async def pay_slowly(amount: int) -> str:
         await ask(bool, f"Pay {amount}?", key="confirm")
         charges.append(f"{amount} slowly")
-        await anyio.sleep(5)  # the client cancels while this runs
+        await anyio.sleep_forever()  # the client cancels while this runs
         return "paid slowly"
 
     async with Client(slow.target, elicitation_callback=never_called) as client:

@@ -316,7 +316,7 @@ async def test_a_round_cancelled_inside_a_step_reruns_it_only_if_retry_safe(
     async def charge(amount: int) -> str:
         charges.append(f"{amount}")
         if len(charges) == 1:
-            await anyio.sleep(5)  # the client cancels while this runs
+            await anyio.sleep_forever()  # the client cancels while this runs
         return f"receipt-{len(charges)}"
 
     @server.tool()

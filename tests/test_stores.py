@@ -8,13 +8,13 @@ import sys
 import tracemalloc
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
-import anyio
 import pytest
 from redis.asyncio import Redis
 
 from elicitkit._replay.store import ENTRY_OVERHEAD_BYTES
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 from elicitkit.testing import FakeClock
+from tests.redis_clock import elapse_on_redis
 
 pytestmark = pytest.mark.anyio
 
@@ -60,18 +60,8 @@ def elapse(store: OutcomeStore, request: pytest.FixtureRequest) -> Elapse:
     assert isinstance(store, RedisStore)
     redis = store._redis  # pyright: ignore[reportPrivateUsage]  (its TIME)
 
-    async def redis_time() -> float:
-        seconds, micros = await redis.time()
-        return seconds + micros / 1e6
-
     async def wait(seconds: float) -> None:
-        until = await redis_time() + seconds
-        with anyio.fail_after(30):
-            while True:
-                left = until - await redis_time()
-                if left <= 0:
-                    return
-                await anyio.sleep(left)
+        await elapse_on_redis(redis, seconds)
 
     return wait
 
