@@ -28,6 +28,7 @@ from elicitkit.testing import FakeClock
 from elicitkit.url import RedisCompletions
 from tests.loopback import free_port, listening
 from tests.redis_clock import elapse_on_redis
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 WORKER = Path(__file__).parent / "servers" / "url_worker.py"
@@ -252,9 +253,11 @@ async def test_a_page_finished_after_the_call_is_told_and_a_closed_session_is_no
         key = "elicitkit:url:" + pages[1].rsplit("=", 1)[1]
         redis = Redis.from_url(redis_url)
         try:
-            with anyio.fail_after(10):
-                while await redis.exists(key):  # noqa: ASYNC110  (worker A ends it in its time)
-                    await anyio.sleep(0.05)
+
+            async def gone() -> bool:  # worker A ends the route in its own time
+                return not await redis.exists(key)
+
+            await eventually(gone, within=10, every=0.05, what=f"{key} gone")
         finally:
             await redis.aclose()
         assert await anyio.to_thread.run_sync(_get, pages[1]) == "unknown"

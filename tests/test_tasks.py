@@ -41,6 +41,7 @@ from elicitkit.url import ask_url
 from tests.loopback import serving
 from tests.mrtr import accept, never_called, only_question, text_of
 from tests.sdks import in_memory, new_server
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -127,12 +128,12 @@ async def until(
     client: Client, task_id: str, *statuses: str, within: float = 5, every: float = 0.02
 ) -> dict[str, Any]:
     """Poll the task every ``every`` s until its status is one of ``statuses`` (``within`` s)."""
-    with anyio.fail_after(within):
-        while True:
-            task = await get_task(client, task_id)
-            if task["status"] in statuses:
-                return task
-            await anyio.sleep(every)
+
+    async def reached() -> dict[str, Any] | None:
+        task = await get_task(client, task_id)
+        return task if task["status"] in statuses else None
+
+    return await eventually(reached, within=within, every=every, what=f"task in {statuses}")
 
 
 async def start_task(client: Client) -> tuple[CreatedTask, Any]:

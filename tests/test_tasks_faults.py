@@ -42,6 +42,7 @@ from tests.mrtr import accept, never_called, only_question
 from tests.redis_clock import elapse_on_redis
 from tests.redis_server import RedisProcess, redis_process
 from tests.test_tasks import until
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -288,11 +289,10 @@ async def _until(client: Client, task_id: str, *statuses: str, within: float = 1
 
 
 async def _count(effects: SyncRedis, name: str, value: int, within: float) -> None:
-    with anyio.fail_after(within):
-        while True:  # another process's counter: nothing to wait on but the count itself
-            if effects.get(name) == str(value).encode():
-                return
-            await anyio.sleep(0.02)
+    async def counted() -> bool:  # another process's counter: nothing to wait on but it
+        return effects.get(name) == str(value).encode()
+
+    await eventually(counted, within=within, every=0.02, what=f"{name} == {value}")
 
 
 @pytest.fixture

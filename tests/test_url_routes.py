@@ -41,6 +41,7 @@ from elicitkit.url import (
 )
 from tests.redis_clock import elapse_on_redis
 from tests.sdks import in_memory
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -66,9 +67,11 @@ class Routes:
 
     async def settled(self, count: int) -> None:
         """Wait (at most 5 s) until ``count`` routes are held: a session ends in its own task."""
-        with anyio.fail_after(5):
-            while await self.held() != count:  # noqa: ASYNC110  (no event tells a route's end)
-                await anyio.sleep(0.01)
+
+        async def reached() -> bool:  # no event tells a route's end
+            return await self.held() == count
+
+        await eventually(reached, within=5, every=0.01, what=f"{count} routes held")
 
 
 @asynccontextmanager
@@ -349,14 +352,16 @@ async def test_a_flood_of_questions_cannot_push_out_another_users_route(
                 for _ in range(FLOOD_SESSIONS):
                     await flood(server, calls=FLOOD_CALLS, accepted=FLOOD_ACCEPTED)
                 await held.settled(1)
-                # A closed session's server task finishes in its own time: wait (1 s at
-                # most) for what it held to be freed. Routes held would never be.
+
+                # A closed session's server task finishes in its own time: let every task
+                # run until it waits (50 times at most), then look at what is still held.
+                # Routes held would never be freed.
                 for _ in range(50):
                     gc.collect()
                     grown = tracemalloc.get_traced_memory()[0] - before
                     if grown < 100_000:
                         break
-                    await anyio.sleep(0.02)
+                    await anyio.wait_all_tasks_blocked()
             finally:
                 tracemalloc.stop()
             [victim_id] = victim_ids
