@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
 import anyio
 import pytest
 
 import elicitkit._clock as clock
+from elicitkit._replay.once import AtMostOnce
 from elicitkit.stores import Claim, MemoryStore
 from elicitkit.testing import FakeClock
 
@@ -145,3 +149,76 @@ async def test_a_memory_store_lease_lapses_on_the_fake_clock() -> None:
 
 def test_the_pytest_fixture_installs_a_fake_clock(elicit_clock: FakeClock) -> None:
     assert clock.current() is elicit_clock
+
+
+class TextOutcomes:
+    """`Outcomes` for rounds that return text; none asks for more input."""
+
+    def dump(self, result: str) -> tuple[str | None, Any]:
+        return None, result
+
+    def load(self, kind: str | None, data: Any) -> str:
+        return str(data)
+
+    def error_data(self, error: BaseException) -> Mapping[str, Any] | None:
+        return None
+
+    def raise_error(self, data: Mapping[str, Any]) -> NoReturn:
+        raise RuntimeError(data["message"])
+
+    def needs_input(self, result: str) -> bool:
+        return False
+
+    def refused(self, message: str) -> str:
+        return f"refused: {message}"
+
+
+async def test_a_round_longer_than_its_lease_renews_it_on_the_injected_clock() -> None:
+    """Three leases long by the fake clock, in no real time: renewed, never lapsed."""
+    store = MemoryStore()
+    once = AtMostOnce(store, keep=600, lease=10)
+    await store.open("d", keep=600)
+    ended = anyio.Event()
+
+    async def long_round() -> str:
+        await ended.wait()
+        return "done"
+
+    with FakeClock() as fake:
+        async with anyio.create_task_group() as group:
+
+            async def run() -> None:
+                assert await once.run("d", long_round, TextOutcomes(), known=True) == "done"
+
+            group.start_soon(run)
+            await fake.advance(35)  # renewed at 3.3, 6.7, 10, ...
+            assert await store.claim("d", "racer", lease=10, keep=600, known=True) == Claim("busy")
+            ended.set()
+        assert await store.claim("d", "late", lease=10, keep=600, known=True) == Claim(
+            "recorded", '{"r":"done"}'
+        )
+
+
+async def test_a_round_whose_renewal_stops_lapses_on_the_injected_clock() -> None:
+    """The same round with its lease never renewed (a store that forgets renewals) lapses."""
+
+    class Forgetful(MemoryStore):
+        async def renew(self, dialogue: str, token: str, *, lease: float, keep: float) -> bool:
+            return True  # says so, but keeps nothing
+
+    store = Forgetful()
+    once = AtMostOnce(store, keep=600, lease=10)
+    await store.open("d", keep=600)
+    ended = anyio.Event()
+
+    async def long_round() -> str:
+        await ended.wait()
+        return "done"
+
+    with FakeClock() as fake:
+        async with anyio.create_task_group() as group:
+            group.start_soon(once.run, "d", long_round, TextOutcomes())
+            await fake.advance(10.1)
+            claim = await store.claim("d", "racer", lease=10, keep=600, known=True)
+            assert claim == Claim("interrupted")
+            ended.set()
