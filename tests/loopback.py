@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import uvicorn
 
+from tests.waiting import eventually
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
@@ -29,9 +31,12 @@ async def serving(app: Any) -> AsyncIterator[str]:
     web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     task = asyncio.create_task(web.serve())
     try:
-        while not web.started:
+
+        async def started() -> bool:
             assert not task.done(), "uvicorn stopped before it started"
-            await asyncio.sleep(0.01)
+            return web.started
+
+        await eventually(started, within=30, every=0.01, what="uvicorn starting")
         yield f"http://127.0.0.1:{port}"
     finally:
         web.should_exit = True

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import anyio
+import anyio.lowlevel
 import mcp_types as types
 import pytest
 from annotated_types import MinLen
@@ -25,6 +26,7 @@ import elicitkit
 from elicitkit import ElicitError, InvalidContent, ask, form, install, requested_schema
 from elicitkit.errors import ElicitationUnsupported
 from elicitkit.stores import MemoryStore
+from elicitkit.testing import FakeClock
 from tests.mrtr import never_called, only_question, retry
 from tests.sdks import ERAS, in_memory, new_server, tool_error
 
@@ -369,7 +371,8 @@ async def test_concurrent_legacy_calls_keep_their_own_answers(sdk: str) -> None:
 
     async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         person = params.message.removeprefix("Address of ").removesuffix("?")
-        await anyio.sleep(0.01 if person == "ann" else 0)
+        for _ in range(10 if person == "ann" else 0):  # ann answers after the others
+            await anyio.lowlevel.checkpoint()
         return accept(street="x", city=f"{person}-town", zip_code="0000")
 
     results: dict[str, str] = {}
@@ -453,7 +456,9 @@ async def test_masked_fastmcp_missing_capability_on_2026_07_28_is_the_spec_error
 
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
-async def test_masked_fastmcp_form_definition_error_and_timeout(mode: str, version: str) -> None:
+async def test_masked_fastmcp_form_definition_error_and_timeout(
+    mode: str, version: str, elicit_clock: FakeClock
+) -> None:
     """A FormDefinitionError (not an ElicitError) and a timeout read as well when masked."""
     server = new_server("fastmcp", mask_error_details=True)
 
@@ -471,7 +476,9 @@ async def test_masked_fastmcp_form_definition_error_and_timeout(mode: str, versi
         return str((await ask(bool, "Go?", timeout=0.05)).content)
 
     async def slow(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        await anyio.sleep(0.2)
+        elicit_clock.jump(0.2)  # late by elicitkit's clock, which judges a carried answer
+        if mode == "legacy":  # mid-call, the server's own wait ends first and withdraws it
+            await anyio.sleep_forever()
         return accept(value=True)
 
     async with Client(in_memory(server), mode=mode, elicitation_callback=slow) as client:

@@ -15,7 +15,6 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-import anyio
 import mcp_types as types
 import pydantic
 import pytest
@@ -28,6 +27,7 @@ from mcp.server.request_state import RequestStateSecurity
 from elicitkit import ElicitResultTyped, Question, ask, ask_all, choose, confirm, install
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit.integrations import client_target
+from elicitkit.testing import FakeClock
 from elicitkit.url import ask_url
 from tests.mrtr import accept, text_of
 from tests.sdks import SDKS, tool_error
@@ -314,12 +314,12 @@ async def test_tampered_ticket_is_refused_before_anything_runs(sdk: str) -> None
     assert world.shipped == []
 
 
-async def test_expired_ticket_is_refused(sdk: str) -> None:
+async def test_expired_ticket_is_refused(sdk: str, elicit_clock: FakeClock) -> None:
     world = World()
     server = make_server(sdk, world, security=RequestStateSecurity.ephemeral(ttl=0.2))
     async with no_forms(server, "2025-11-25") as client:
         ticket = structured(await client.call_tool("ship", {"item": "lamp"}))["ticket"]
-        await anyio.sleep(0.3)
+        elicit_clock.jump(0.3)
         result = await answer_address(client, ticket)
     assert result.is_error
     assert text_of(result) == (

@@ -28,7 +28,7 @@ from elicitkit import ask
 from elicitkit._replay.once import FORGOTTEN, STORE_UNAVAILABLE
 from elicitkit.integrations import client_target
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import text_of
 from tests.redis_server import RedisProcess, RedisProcessFactory
 
@@ -47,7 +47,7 @@ class Payee:
 class Shop:
     """A tool that asks through the model, then charges (the side effect to count)."""
 
-    def __init__(self, store: OutcomeStore, *, sdk: str = "mcp", pause: float = 0.0) -> None:
+    def __init__(self, store: OutcomeStore, *, sdk: str = "mcp", gated: bool = False) -> None:
         security = RequestStateSecurity(keys=[SECRET])
         server: Any = (
             MCPServer("shop", request_state_security=security)
@@ -58,6 +58,7 @@ class Shop:
         self.target = client_target(server)
         self.charges: list[str] = []
         self.runs = 0
+        self.gate = anyio.Event()  # gated: the charge waits for it (a window for a racing call)
         once = self.middleware.once
         once.lease, once.timeout, once.wait = 0.5, 0.5, 5.0
 
@@ -65,7 +66,8 @@ class Shop:
         async def pay(amount: int) -> str:
             self.runs += 1
             payee = (await ask(Payee, f"Who gets {amount}?")).unwrap()
-            await anyio.sleep(pause)
+            if gated:
+                await self.gate.wait()
             self.charges.append(f"{amount} to {payee.name}")
             return f"paid {amount} to {payee.name} (charge #{len(self.charges)})"
 
@@ -151,8 +153,20 @@ async def test_a_store_that_does_not_answer_runs_nothing(
 
 @pytest.mark.parametrize("sdk", ["mcp", "fastmcp"])
 @pytest.mark.parametrize("mode", MODES)
-async def test_one_ticket_sent_twice_at_once_charges_once(sdk: str, mode: str) -> None:
-    shop = Shop(MemoryStore(), sdk=sdk, pause=0.3)
+async def test_one_ticket_sent_twice_at_once_charges_once(
+    sdk: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shop = Shop(MemoryStore(), sdk=sdk, gated=True)
+    store = shop.middleware.once.store
+    claim = store.claim
+
+    async def spied(*args: Any, **kwargs: Any) -> Claim:
+        found = await claim(*args, **kwargs)
+        if found.status == "busy":  # the second answer raced the first: let the charge go on
+            shop.gate.set()
+        return found
+
+    monkeypatch.setattr(store, "claim", spied)
     results: list[str] = []
     async with Client(shop.target, mode=mode) as client:
         ticket = await ticket_of(client)
@@ -161,8 +175,9 @@ async def test_one_ticket_sent_twice_at_once_charges_once(sdk: str, mode: str) -
             result = await client.call_tool("answer_form", {"ticket": ticket, "answers": ANSWER})
             results.append(text_of(result))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(send)
-            group.start_soon(send)
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(send)
+                group.start_soon(send)
     assert results == ["paid 10 to Ada (charge #1)"] * 2
     assert shop.charges == ["10 to Ada"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,6 +29,7 @@ from tests.test_stdio import (
     raw_server,
     server_stderr,
 )
+from tests.waiting import wait_until
 
 __all__ = ["server_stderr"]  # a fixture, used by name
 
@@ -88,9 +88,7 @@ def test_a_client_that_disconnects_is_its_own_outcome(
             group.cancel_scope.cancel()  # the client goes away with the question open
 
     anyio.run(main)
-    deadline = time.monotonic() + TIMEOUT
-    while not outcome.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(outcome.exists, within=TIMEOUT, every=0.05, what="the server writing its outcome")
     assert outcome.read_text(encoding="utf-8") == (
         "ClientDisconnected (ElicitError): The client disconnected while the form was open, so "
         "there is no answer, and nothing more can reach that client on this call. Clean up and "

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp
 
 from elicitkit import ask, install
 from elicitkit.errors import ElicitationUnsupported
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = 20.0
@@ -43,9 +44,11 @@ async def serving(app: ASGIApp) -> AsyncIterator[str]:
     )
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve)
-        with anyio.fail_after(TIMEOUT):
-            while not server.started:  # noqa: ASYNC110  (uvicorn offers a flag, not an event)
-                await anyio.sleep(0.01)
+
+        async def started() -> bool:  # uvicorn offers a flag, not an event
+            return server.started
+
+        await eventually(started, within=TIMEOUT, every=0.01, what="uvicorn starting")
         port = server.servers[0].sockets[0].getsockname()[1]
         try:
             yield f"http://127.0.0.1:{port}/mcp"

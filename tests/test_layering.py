@@ -22,6 +22,7 @@ LAYERS = {
     "elicitkit.protocol": "base",
     "elicitkit._compat": "base",
     "elicitkit._lru": "base",
+    "elicitkit._clock": "base",
     "elicitkit._compiler": "compiler",
     "elicitkit._replay": "replay",
     "elicitkit._runtime": "runtime",

@@ -6,7 +6,6 @@ import dataclasses
 import logging
 from typing import Annotated, Any
 
-import anyio
 import mcp_types as types
 import pytest
 from annotated_types import MinLen
@@ -15,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 
 from elicitkit import ask, install
 from elicitkit._runtime import question_log
+from elicitkit.testing import FakeClock
 from elicitkit.url import ask_url
 from tests.sdks import ERAS
 
@@ -49,7 +49,7 @@ def records(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 async def test_one_record_per_question_with_invalid_field_names_never_values(
-    mode: str, version: str, caplog: pytest.LogCaptureFixture
+    mode: str, version: str, caplog: pytest.LogCaptureFixture, elicit_clock: FakeClock
 ) -> None:
     replies = [
         {"value": True},
@@ -58,7 +58,7 @@ async def test_one_record_per_question_with_invalid_field_names_never_values(
     ]
 
     async def answer(context: Any, params: Any) -> types.ElicitResult:
-        await anyio.sleep(0.01)
+        elicit_clock.jump(2)  # the user takes two seconds over each form
         return types.ElicitResult(action="accept", content=replies.pop(0))
 
     caplog.set_level(logging.DEBUG, logger="elicitkit")
@@ -87,7 +87,8 @@ async def test_one_record_per_question_with_invalid_field_names_never_values(
         "likely_automatic": False,
     }
     assert isinstance(login["seconds"], float)
-    assert login["seconds"] >= 0
+    # By elicitkit's clock, from the question to its answer (a state stamps it to the ms).
+    assert (go["seconds"], login["seconds"]) == (pytest.approx(2, abs=0.01),) * 2
     text = " ".join(record.getMessage() for record in caplog.records)
     assert "zq" not in text  # the invalid value itself is never logged
     assert "zebra" not in text

@@ -17,10 +17,11 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -28,13 +29,16 @@ from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from redis import Redis as SyncRedis
 from redis.asyncio import Redis
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import elicitkit
 from elicitkit import ask
 from elicitkit._replay.once import FORGOTTEN, INTERRUPTED, STORE_UNAVAILABLE
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
+from elicitkit.testing import FakeClock
 from tests.mrtr import accept, never_called, only_question, retry, text_of
+from tests.redis_clock import elapse_on_redis
 from tests.redis_server import ON_REDIS, RedisProcess, RedisProcessFactory
 from tests.sdks import in_memory
 
@@ -59,11 +63,12 @@ class Shop:
     injected at.
     """
 
-    def __init__(self, store: OutcomeStore, charges: list[str], *, pause: float = 0.0) -> None:
+    def __init__(self, store: OutcomeStore, charges: list[str]) -> None:
         server: Any = MCPServer("shop", request_state_security=RequestStateSecurity(keys=[SECRET]))
         self.server = elicitkit.install(server, store=store)
         self.target = in_memory(server)
         self.runs = 0
+        self.before_charge: Callable[[], Awaitable[None]] = anyio.lowlevel.checkpoint
         self.after_charge: Callable[[], None] = lambda: None
         self.result = "paid {amount} to {name} (charge #{count})"
         once = self.middleware.once
@@ -77,7 +82,7 @@ class Shop:
             if not sure.content:
                 return "not paid"
             assert payee.content is not None
-            await anyio.sleep(pause)
+            await self.before_charge()
             charges.append(f"{amount} to {payee.content.name}")
             self.after_charge()
             name, count = payee.content.name, len(charges)
@@ -233,14 +238,26 @@ async def test_redis_killed_after_the_side_effect_before_the_record(
 def debug_sleep(url: str, seconds: float) -> threading.Thread:
     """``DEBUG SLEEP`` on its own connection: Redis answers nobody for ``seconds``."""
 
-    def sleep() -> None:
+    def block() -> None:
         with SyncRedis.from_url(url) as admin:
             admin.execute_command("DEBUG", "SLEEP", seconds)
 
-    thread = threading.Thread(target=sleep)
+    thread = threading.Thread(target=block)
     thread.start()
-    time.sleep(0.1)  # until the command reached Redis
+    until_silent(url)
     return thread
+
+
+def until_silent(url: str, within: float = 10.0) -> None:
+    """Return once Redis stops answering (paused, or in ``DEBUG SLEEP``), within ``within`` s."""
+    deadline = time.monotonic() + within
+    with SyncRedis.from_url(url, socket_timeout=0.05) as probe:
+        while time.monotonic() < deadline:
+            try:
+                probe.ping()  # answered at once while Redis is awake: no delay between tries
+            except RedisTimeoutError:  # noqa: PERF203  (the silence is what it waits for)
+                return
+    raise AssertionError(f"Redis at {url} still answered after {within} s")
 
 
 @pytest.mark.parametrize("pause", ["sigstop", "debug-sleep"])
@@ -292,7 +309,7 @@ async def test_a_store_paused_before_the_final_round_then_back_completes_once(
     async with Client(shop.target, elicitation_callback=never_called) as client:
         _, key, state = await to_the_last_question(client)
         redis.pause()
-        await anyio.sleep(0.3)
+        await anyio.to_thread.run_sync(until_silent, redis.url)  # no request in flight
         redis.resume()
         final = await retry(client, "pay", ARGS, {key: accept(value=True)}, state)
         again = await retry(client, "pay", ARGS, {key: accept(value=True)}, state)
@@ -326,20 +343,28 @@ async def test_a_lapsed_lease_says_interrupted_within_seconds(store: RedisStore)
 
 
 async def test_a_round_longer_than_its_lease_keeps_it_by_renewing(store: RedisStore) -> None:
-    """A 2-second charge under a 0.5-second lease: the racing round waits and shares it."""
+    """A charge of four leases (by Redis's clock): the racing round waits and shares it."""
     charges: list[str] = []
-    shop = Shop(store, charges, pause=2.0)
+    shop = Shop(store, charges)
+    charging = anyio.Event()
+
+    async def long_charge() -> None:
+        charging.set()
+        await elapse_on_redis(store._redis, 4 * LEASE)  # pyright: ignore[reportPrivateUsage]
+
+    shop.before_charge = long_charge
     async with Client(shop.target, elicitation_callback=never_called) as client:
         _, key, state = await to_the_last_question(client)
         results: list[Any] = []
 
-        async def final(delay: float) -> None:
-            await anyio.sleep(delay)
+        async def final() -> None:
             results.append(await retry(client, "pay", ARGS, {key: accept(value=True)}, state))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(final, 0)
-            group.start_soon(final, 0.2)
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group:
+                group.start_soon(final)
+                await charging.wait()  # the first round holds the lease
+                group.start_soon(final)
     assert [text_of(result) for result in results] == [PAID, PAID]
     assert charges == ["10 to Ada"]
 
@@ -443,9 +468,13 @@ async def test_a_state_that_outlives_its_record_is_refused_not_run(
         async with Client(shop.target, elicitation_callback=never_called) as mcp:
             _, key, state = await to_the_last_question(mcp)
             first = await retry(mcp, "pay", ARGS, {key: accept(value=True)}, state)
-            await anyio.sleep(0.8)
-            with pytest.raises(MCPError) as raised:
-                await retry(mcp, "pay", ARGS, {key: accept(value=True)}, state)
+            with FakeClock() as clock:  # past the record's expiry, by the store's clock
+                if client is None:
+                    clock.jump(0.6)
+                else:
+                    await elapse_on_redis(client, 0.6)
+                with pytest.raises(MCPError) as raised:
+                    await retry(mcp, "pay", ARGS, {key: accept(value=True)}, state)
     finally:
         if client is not None:
             await client.aclose()
@@ -491,10 +520,14 @@ async def test_a_retry_safe_lease_written_before_a_restart_is_interrupted(
         try:
             store = RedisStore(client)
             await store.open("d", keep=60)
-            assert await store.claim("d", "a", lease=0.2, keep=60, known=True) == Claim("claimed")
+            assert await store.claim("d", "a", lease=60, keep=60, known=True) == Claim("claimed")
             assert await store.hold("d", "a", retry_safe=True, lease=0.2, keep=60)
             redis.restart()
-            await anyio.sleep(0.3)
+            clock = Redis.from_url(redis.url)  # a fresh connection: the client's was cut
+            try:
+                await elapse_on_redis(clock, 0.3)
+            finally:
+                await clock.aclose()
             assert await store.claim("d", "b", lease=60, keep=60, known=True) == Claim(
                 "interrupted"
             )

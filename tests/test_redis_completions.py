@@ -24,8 +24,11 @@ import pytest
 from mcp import Client
 from redis.asyncio import Redis
 
+from elicitkit.testing import FakeClock
 from elicitkit.url import RedisCompletions
 from tests.loopback import free_port, listening
+from tests.redis_clock import elapse_on_redis
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 WORKER = Path(__file__).parent / "servers" / "url_worker.py"
@@ -85,7 +88,12 @@ async def test_a_double_completion_is_delivered_once(redis_url: str, where: str)
         first, second = await asyncio.gather(caller.complete("eid-1"), other.complete("eid-1"))
         with anyio.fail_after(5):
             await notify.called.wait()
-        await asyncio.sleep(0.1)  # room for a second (wrong) delivery to arrive
+            # A later completion through the same channel arrives after any second (wrong)
+            # delivery would have: Redis delivers a subscriber's messages in order.
+            marker = Counter()
+            await owner.register("eid-marker", marker, keep=60, session=Session())
+            assert await other.complete("eid-marker") is True
+            await marker.called.wait()
     assert sorted([first, second]) == [False, True]
     assert notify.calls == 1
 
@@ -94,8 +102,14 @@ async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
     async with routers(redis_url, 2) as [owner, other]:
         notify = Counter()
         await owner.register("eid-2", notify, keep=0.05, session=Session())
-        await asyncio.sleep(0.2)
-        assert await other.complete("eid-2") is False
+        with FakeClock() as fake:  # past its time by both clocks: elicitkit's and Redis's
+            fake.jump(0.06)
+            clock = Redis.from_url(redis_url)
+            try:
+                await elapse_on_redis(clock, 0.06)
+            finally:
+                await clock.aclose()
+            assert await other.complete("eid-2") is False
     assert notify.calls == 0
 
 
@@ -239,9 +253,11 @@ async def test_a_page_finished_after_the_call_is_told_and_a_closed_session_is_no
         key = "elicitkit:url:" + pages[1].rsplit("=", 1)[1]
         redis = Redis.from_url(redis_url)
         try:
-            with anyio.fail_after(10):
-                while await redis.exists(key):  # noqa: ASYNC110  (worker A ends it in its time)
-                    await anyio.sleep(0.05)
+
+            async def gone() -> bool:  # worker A ends the route in its own time
+                return not await redis.exists(key)
+
+            await eventually(gone, within=10, every=0.05, what=f"{key} gone")
         finally:
             await redis.aclose()
         assert await anyio.to_thread.run_sync(_get, pages[1]) == "unknown"

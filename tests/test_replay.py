@@ -415,7 +415,7 @@ async def test_a_request_state_past_a_short_ttl_is_rejected() -> None:
     async with Client(booking.server, elicitation_callback=never_called) as client:
         first = await retry(client, "book", {"room": "101"})
         key, _, state = only_question(first)
-        await anyio.sleep(0.3)
+        await anyio.sleep(0.3)  # the SDK seals the state and judges its age by time.time
         with pytest.raises(MCPError) as raised:
             await retry(client, "book", {"room": "101"}, {key: accept(**ADA)}, state)
     assert (raised.value.code, raised.value.message) == BAD_STATE
@@ -549,7 +549,8 @@ async def test_concurrent_calls_on_one_client_keep_their_own_answers() -> None:
 
     async def answer(context: Any, params: Any) -> types.ElicitResult:
         item = params.message.rsplit(" ", 1)[1].rstrip("?")
-        await anyio.sleep(0.002 * (len(item) % 3))  # interleave the rounds of the calls
+        for _ in range(len(item) % 3):  # interleave the rounds of the calls
+            await anyio.lowlevel.checkpoint()
         if params.message.startswith("Code"):
             return accept(value=f"{item}-code")
         return accept(value=len(item))
@@ -587,7 +588,8 @@ async def test_concurrent_calls_asking_the_identical_question_keep_their_own_ans
     async def one(user: str, number: int) -> None:
         async def answer(context: Any, params: Any) -> types.ElicitResult:
             seen_keys.add(str(context.request_id))
-            await anyio.sleep(0.001 * (number % 4))
+            for _ in range(number % 4):  # interleave the calls' rounds
+                await anyio.lowlevel.checkpoint()
             if params.message == "Your colour?":
                 return accept(value=f"{user}-colour")
             return accept(value=number)

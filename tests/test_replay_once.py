@@ -29,7 +29,7 @@ import elicitkit
 from elicitkit import ask
 from elicitkit._replay.once import BUSY, INTERRUPTED
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import MemoryStore, OutcomeStore
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore
 from tests.conftest import StoreFactory
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import in_memory, tool_error
@@ -50,7 +50,7 @@ class Shop:
     """A server whose tool asks two questions, then charges (the side effect to count)."""
 
     def __init__(
-        self, sdk: str, store: OutcomeStore, charges: list[str], *, pause: float = 0.0
+        self, sdk: str, store: OutcomeStore, charges: list[str], *, gated: bool = False
     ) -> None:
         security = RequestStateSecurity(keys=[SECRET])
         server: Any = (
@@ -61,6 +61,8 @@ class Shop:
         self.server = elicitkit.install(server, store=store)
         self.target = in_memory(server)  # what mcp.Client connects to
         self.runs = 0
+        # gated: the charge waits for `gate`, a window the test holds open for a racing round.
+        self.charging, self.gate = anyio.Event(), anyio.Event()
         tool_error_class = ToolError if sdk == "mcp" else FastMCPToolError
 
         @self.server.tool()
@@ -71,7 +73,9 @@ class Shop:
             if not sure.content:
                 return "not paid"
             assert payee.content is not None
-            await anyio.sleep(pause)  # the charge takes a while: a window for a racing round
+            if gated:
+                self.charging.set()
+                await self.gate.wait()
             charges.append(f"{amount} to {payee.content.name}")
             return f"paid {amount} to {payee.content.name} (charge #{len(charges)})"
 
@@ -147,12 +151,28 @@ async def test_a_replayed_round_of_a_completed_dialogue_gets_the_recorded_result
     assert shop.runs == runs  # the body did not even start again
 
 
+def open_until_busy(shop: Shop, monkeypatch: pytest.MonkeyPatch, *others: Shop) -> None:
+    """Hold ``shop``'s charge (and ``others``') until a racing round finds the dialogue busy."""
+    for each in (shop, *others):
+        store = each.middleware.once.store
+        claim = store.claim
+
+        async def spied(*args: Any, claim: Any = claim, **kwargs: Any) -> Claim:
+            found: Claim = await claim(*args, **kwargs)
+            if found.status == "busy":
+                for gated in (shop, *others):
+                    gated.gate.set()
+            return found
+
+        monkeypatch.setattr(store, "claim", spied)
+
+
 async def test_two_final_rounds_at_once_charge_once_and_both_get_the_result(
-    sdk: str,
-    stores: StoreFactory,
+    sdk: str, stores: StoreFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     charges: list[str] = []
-    shop = Shop(sdk, stores(), charges, pause=0.2)
+    shop = Shop(sdk, stores(), charges, gated=True)
+    open_until_busy(shop, monkeypatch)
     args = {"amount": 10}
     async with Client(shop.target, elicitation_callback=never_called) as client:
         k1, _, s1 = only_question(await retry(client, "pay", args))
@@ -164,9 +184,10 @@ async def test_two_final_rounds_at_once_charge_once_and_both_get_the_result(
         async def final(answer: bool) -> None:
             results.append(await retry(client, "pay", args, {k2: accept(value=answer)}, s2))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(final, True)
-            group.start_soon(final, False)  # the racing round answers otherwise: no matter
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(final, True)
+                group.start_soon(final, False)  # the racing round answers otherwise: no matter
     assert charges == ["10 to Ada"]
     assert [text_of(result) for result in results] == [PAID, PAID]
 
@@ -180,11 +201,12 @@ async def test_two_final_rounds_at_once_charge_once_and_both_get_the_result(
     ],
 )
 async def test_two_server_instances_sharing_a_store_complete_a_dialogue_once(
-    fleet: tuple[str, str], stores: StoreFactory
+    fleet: tuple[str, str], stores: StoreFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two instances (two workers) with one key ring and one store: a round lands on either."""
     charges: list[str] = []
-    east, west = (Shop(sdk, stores(), charges, pause=0.1) for sdk in fleet)
+    east, west = (Shop(sdk, stores(), charges, gated=True) for sdk in fleet)
+    open_until_busy(east, monkeypatch, west)
     args = {"amount": 10}
     async with (
         Client(east.target, elicitation_callback=never_called) as on_east,
@@ -199,9 +221,10 @@ async def test_two_server_instances_sharing_a_store_complete_a_dialogue_once(
         async def final(client: Client) -> None:
             results.append(await retry(client, "pay", args, {k2: accept(value=True)}, s2))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(final, on_east)
-            group.start_soon(final, on_west)
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(final, on_east)
+                group.start_soon(final, on_west)
         late = await retry(on_east, "pay", args, {k2: accept(value=True)}, s2)
     assert charges == ["10 to Ada"]
     assert [text_of(result) for result in [*results, late]] == [PAID] * 3
@@ -258,7 +281,7 @@ async def test_an_error_outcome_is_recorded_too(sdk: str, stores: StoreFactory) 
 
 async def test_a_round_that_waits_too_long_for_the_running_one_says_so(sdk: str) -> None:
     charges: list[str] = []
-    shop = Shop(sdk, MemoryStore(), charges, pause=0.5)
+    shop = Shop(sdk, MemoryStore(), charges, gated=True)
     shop.middleware.once.wait = 0.05
     args = {"amount": 10}
     async with Client(shop.target, elicitation_callback=never_called) as client:
@@ -268,13 +291,15 @@ async def test_a_round_that_waits_too_long_for_the_running_one_says_so(sdk: str)
         )
         results: dict[str, Any] = {}
 
-        async def final(name: str, delay: float) -> None:
-            await anyio.sleep(delay)
+        async def final(name: str) -> None:
             results[name] = await retry(client, "pay", args, {k2: accept(value=True)}, s2)
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(final, "first", 0)
-            group.start_soon(final, "impatient", 0.1)
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(final, "first")
+                await shop.charging.wait()  # the first round holds the dialogue
+                await final("impatient")  # and outlasts the impatient one's wait
+                shop.gate.set()
         later = await retry(client, "pay", args, {k2: accept(value=True)}, s2)
     assert text_of(results["first"]) == PAID
     busy = results["impatient"]
@@ -293,18 +318,25 @@ async def test_a_final_round_interrupted_after_its_side_effect_is_never_run_agai
     charges: list[str] = []
     args = {"amount": 10}
     slow = Shop(sdk, stores(), charges)
+    charging = anyio.Event()
 
     @slow.server.tool()
     async def pay_slowly(amount: int) -> str:
         await ask(bool, f"Pay {amount}?", key="confirm")
         charges.append(f"{amount} slowly")
-        await anyio.sleep(5)  # the client cancels while this runs
+        charging.set()
+        await anyio.sleep_forever()  # the client cancels while this runs
         return "paid slowly"
 
     async with Client(slow.target, elicitation_callback=never_called) as client:
         key, _, state = only_question(await retry(client, "pay_slowly", args))
-        with anyio.move_on_after(0.3):
-            await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(
+                    retry, client, "pay_slowly", args, {key: accept(value=True)}, state
+                )
+                await charging.wait()
+                group.cancel_scope.cancel()  # the client gives up mid-charge
         with pytest.raises(MCPError) as raised:
             await retry(client, "pay_slowly", args, {key: accept(value=True)}, state)
     assert charges == ["10 slowly"]

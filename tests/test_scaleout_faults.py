@@ -29,6 +29,7 @@ from elicitkit._replay.once import FORGOTTEN, INTERRUPTED, STORE_UNAVAILABLE
 from tests.loopback import free_port, listening
 from tests.redis_server import RedisProcess, RedisProcessFactory
 from tests.test_scaleout import KEY_A, PROXY, WORKER, answer, post
+from tests.waiting import wait_until
 
 LEASE = 1.0
 TIMEOUT = 1.0
@@ -130,10 +131,12 @@ def test_a_worker_killed_mid_round_is_reported_interrupted_within_seconds(
 
         thread = threading.Thread(target=doomed)
         thread.start()
-        deadline = time.monotonic() + 10
-        while effects.get(f"effects:{item}") != b"1":  # the side effect happened
-            assert time.monotonic() < deadline, "the final round never reached its effect"
-            time.sleep(0.02)
+        wait_until(  # the side effect happened
+            lambda: effects.get(f"effects:{item}") == b"1",
+            within=10,
+            every=0.02,
+            what="the final round reaching its effect",
+        )
         rounds = effects.lrange(f"rounds:{item}", 0, -1)
         holder = int(rounds[-1])  # type: ignore[index]
         (victim,) = (worker for worker in workers if worker.pid == holder)

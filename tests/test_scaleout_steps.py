@@ -19,7 +19,6 @@ import os
 import signal
 import sys
 import threading
-import time
 import urllib.error
 import uuid
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from elicitkit._replay.once import INTERRUPTED
 from tests.loopback import free_port, listening
 from tests.sdks import SDKS
 from tests.test_scaleout import KEY_A, PROXY, WORKER, post
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).parent.parent
 # Short leases so a killed worker's dialogue reads as interrupted within about a second.
@@ -187,10 +187,12 @@ def pay_and_kill(
 
     thread = threading.Thread(target=doomed)
     thread.start()
-    deadline = time.monotonic() + 10
-    while counts(redis, item)[1] != b"1":  # the payment step took effect, then sleeps
-        assert time.monotonic() < deadline, "the final round never reached its payment"
-        time.sleep(0.02)
+    wait_until(  # the payment step took effect, then blocks
+        lambda: counts(redis, item)[1] == b"1",
+        within=10,
+        every=0.02,
+        what="the final round reaching its payment",
+    )
     holder = int(redis.lrange(f"rounds:{item}", 0, -1)[-1])  # type: ignore[index]
     (victim,) = (worker for worker in workers if worker.pid == holder)
     os.kill(victim.pid, signal.SIGKILL)

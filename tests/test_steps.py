@@ -313,11 +313,13 @@ async def test_a_round_cancelled_inside_a_step_reruns_it_only_if_retry_safe(
 ) -> None:
     server: Any = shop(sdk, stores(), Ran())
     charges: list[str] = []
+    charging = anyio.Event()
 
     async def charge(amount: int) -> str:
         charges.append(f"{amount}")
         if len(charges) == 1:
-            await anyio.sleep(5)  # the client cancels while this runs
+            charging.set()
+            await anyio.sleep_forever()  # the client cancels while this runs
         return f"receipt-{len(charges)}"
 
     @server.tool()
@@ -330,8 +332,11 @@ async def test_a_round_cancelled_inside_a_step_reruns_it_only_if_retry_safe(
     async with Client(in_memory(server), elicitation_callback=never_called) as client:
         key, _, state = only_question(await retry(client, "pay", args))
         final = {key: accept(value=True)}
-        with anyio.move_on_after(0.3):
-            await retry(client, "pay", args, final, state)
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                group.start_soon(retry, client, "pay", args, final, state)
+                await charging.wait()
+                group.cancel_scope.cancel()  # the client gives up mid-charge
         if retry_safe:
             again = await retry(client, "pay", args, final, state)
             resent = await retry(client, "pay", args, final, state)

@@ -6,24 +6,34 @@ import logging
 import secrets
 import sys
 import tracemalloc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
-import anyio
 import pytest
 from redis.asyncio import Redis
 
 from elicitkit._replay.store import ENTRY_OVERHEAD_BYTES
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
+from elicitkit.testing import FakeClock
+from tests.redis_clock import elapse_on_redis
 from tests.redis_server import ON_REDIS
 
 pytestmark = pytest.mark.anyio
 
 KEEP = 60.0
 
+Elapse = Callable[[float], Awaitable[None]]
+
+
+@pytest.fixture
+def fake_clock() -> Iterator[FakeClock]:
+    with FakeClock() as clock:
+        yield clock
+
 
 @pytest.fixture(params=["memory", ON_REDIS])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[OutcomeStore]:
     if request.param == "memory":
+        request.getfixturevalue("fake_clock")  # a memory store's leases run on elicitkit's clock
         yield MemoryStore()
         return
     client = Redis.from_url(request.getfixturevalue("redis_url"))
@@ -31,6 +41,30 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[OutcomeStore]:
         yield RedisStore(client, prefix=f"test:{secrets.token_hex(4)}:")
     finally:
         await client.aclose()
+
+
+@pytest.fixture
+def elapse(store: OutcomeStore, request: pytest.FixtureRequest) -> Elapse:
+    """Let ``seconds`` pass on the clock that judges ``store``'s leases and entries.
+
+    A memory store's clock is elicitkit's: the fake clock jumps. Redis judges by its own
+    ``TIME``: the test waits until Redis's clock has moved on that far (bounded, generously),
+    so the lease or entry has lapsed by the only clock that counts, however slow the machine.
+    """
+    if isinstance(store, MemoryStore):
+        fake: FakeClock = request.getfixturevalue("fake_clock")
+
+        async def jump(seconds: float) -> None:
+            fake.jump(seconds)
+
+        return jump
+    assert isinstance(store, RedisStore)
+    redis = store._redis  # pyright: ignore[reportPrivateUsage]  (its TIME)
+
+    async def wait(seconds: float) -> None:
+        await elapse_on_redis(redis, seconds)
+
+    return wait
 
 
 async def claim(
@@ -75,41 +109,43 @@ async def test_a_known_dialogue_without_a_trace_is_forgotten(store: OutcomeStore
     assert await claim(store, "legacy", "a", known=False) == Claim("claimed")
 
 
-async def test_a_lapsed_lease_is_interrupted_for_good(store: OutcomeStore) -> None:
+async def test_a_lapsed_lease_is_interrupted_for_good(store: OutcomeStore, elapse: Elapse) -> None:
     await store.open("crashed", keep=KEEP)
     assert await claim(store, "crashed", "a", lease=0.05) == Claim("claimed")
-    await anyio.sleep(0.15)
+    await elapse(0.06)
     assert await claim(store, "crashed", "b") == Claim("interrupted")  # a dead holder
     assert await claim(store, "crashed", "c") == Claim("interrupted")
     assert not await store.renew("crashed", "a", lease=60, keep=KEEP)
 
 
-async def test_a_renewed_lease_does_not_lapse(store: OutcomeStore) -> None:
+async def test_a_renewed_lease_does_not_lapse(store: OutcomeStore, elapse: Elapse) -> None:
     await store.open("slow", keep=KEEP)
-    assert await claim(store, "slow", "a", lease=0.2) == Claim("claimed")
-    for _ in range(4):  # 0.4 s in all: twice the lease
-        await anyio.sleep(0.1)
-        assert await store.renew("slow", "a", lease=0.2, keep=KEEP)
+    # A second is a generous bound for the renewal that follows (never a 100 ms race).
+    assert await claim(store, "slow", "a", lease=1.0) == Claim("claimed")
+    assert await store.renew("slow", "a", lease=60, keep=KEEP)
+    await elapse(1.05)  # past the first lease: the renewal's holds
+    assert await store.renew("slow", "a", lease=60, keep=KEEP)
     assert await claim(store, "slow", "b") == Claim("busy")
     assert not await store.renew("slow", "b", lease=0.2, keep=KEEP)  # not its lease
 
 
 async def test_a_lease_that_lapses_inside_a_retry_safe_step_is_claimed_again(
-    store: OutcomeStore,
+    store: OutcomeStore, elapse: Elapse
 ) -> None:
     """A holder that dies inside a retry_safe step leaves the dialogue runnable, not closed."""
     await store.open("safe", keep=KEEP)
-    assert await claim(store, "safe", "a", lease=0.05) == Claim("claimed")
+    # Leases that outlast any stall between the calls that need them held (a second).
+    assert await claim(store, "safe", "a", lease=5.0) == Claim("claimed")
     assert not await store.hold("safe", "b", retry_safe=True, lease=0.05, keep=KEEP)
-    assert await store.hold("safe", "a", retry_safe=True, lease=0.2, keep=KEEP)
+    assert await store.hold("safe", "a", retry_safe=True, lease=1.0, keep=KEEP)
     assert await claim(store, "safe", "b") == Claim("busy")  # a live holder, marked or not
-    await anyio.sleep(0.3)
-    assert await claim(store, "safe", "b", lease=0.05) == Claim("claimed")
+    await elapse(1.05)
+    assert await claim(store, "safe", "b", lease=60) == Claim("claimed")
     assert not await store.hold("safe", "a", retry_safe=False, lease=60, keep=KEEP)  # b's now
     # Marked and unmarked again before the lapse: interrupted, as any lapsed lease.
     assert await store.hold("safe", "b", retry_safe=True, lease=60, keep=KEEP)
     assert await store.hold("safe", "b", retry_safe=False, lease=0.05, keep=KEEP)
-    await anyio.sleep(0.15)
+    await elapse(0.06)
     assert await claim(store, "safe", "c") == Claim("interrupted")
     assert not await store.hold("safe", "c", retry_safe=True, lease=60, keep=KEEP)
     assert await claim(store, "safe", "c") == Claim("interrupted")
@@ -132,12 +168,12 @@ async def test_a_marked_lease_is_renewed_and_released_once_unmarked(store: Outco
     assert await claim(store, "d", "c") == Claim("recorded", "done")
 
 
-async def test_entries_expire(store: OutcomeStore) -> None:
+async def test_entries_expire(store: OutcomeStore, elapse: Elapse) -> None:
     await store.open("kept", keep=KEEP)
     assert await claim(store, "kept", "a") == Claim("claimed")
     await store.record("kept", "done", keep=0.05)
     await store.open("idle", keep=0.05)
-    await anyio.sleep(0.15)
+    await elapse(0.06)
     assert await claim(store, "kept", "b") == Claim("forgotten")
     assert await claim(store, "idle", "b") == Claim("forgotten")
 
@@ -179,14 +215,14 @@ async def test_a_memory_store_is_bounded_in_bytes(caplog: pytest.LogCaptureFixtu
     assert len(caplog.records) == 196
 
 
-async def test_the_byte_count_follows_every_write_and_expiry() -> None:
+async def test_the_byte_count_follows_every_write_and_expiry(fake_clock: FakeClock) -> None:
     store = MemoryStore()
     await store.open("d", keep=0.05)
     assert store.bytes == sys.getsizeof("d") + sys.getsizeof("") + ENTRY_OVERHEAD_BYTES
     assert await claim(store, "d", "token") == Claim("claimed")
     await store.record("d", "done", keep=0.05)
     assert store.bytes == sys.getsizeof("d") + sys.getsizeof("done") + ENTRY_OVERHEAD_BYTES
-    await anyio.sleep(0.1)
+    fake_clock.jump(0.06)
     await store.open("e", keep=KEEP)  # sweeps the expired entry
     assert len(store) == 1
     assert store.bytes == sys.getsizeof("e") + sys.getsizeof("") + ENTRY_OVERHEAD_BYTES

@@ -28,6 +28,7 @@ from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore, TaskStore
 from elicitkit._runtime.tasks import TaskEngine
 from elicitkit._runtime.timeouts import timed_out
 from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
+from elicitkit.testing import FakeClock
 from elicitkit.testing._task_wire import (
     CreatedTask,
     TasksExtension,
@@ -40,6 +41,7 @@ from elicitkit.url import ask_url
 from tests.loopback import serving
 from tests.mrtr import accept, never_called, only_question, text_of
 from tests.sdks import in_memory, new_server
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +71,7 @@ def build(
     sdk: str,
     counts: Counts,
     *,
-    work: float = 0.0,
+    long_work: bool = False,
     required: bool = False,
     tasks: TaskStore | None = None,
     server: Any = None,
@@ -89,7 +91,8 @@ def build(
         went = await go_async("Rendering the report", required=required)
         counts.after_go_async += 1
         try:
-            await anyio.sleep(work)
+            if long_work:  # until the client cancels the task
+                await anyio.sleep_forever()
             copies = await ask(GoOn, f"Rendered {title}. How many copies?", key="copies")
         except anyio.get_cancelled_exc_class():
             counts.cancelled += 1
@@ -125,12 +128,12 @@ async def until(
     client: Client, task_id: str, *statuses: str, within: float = 5, every: float = 0.02
 ) -> dict[str, Any]:
     """Poll the task every ``every`` s until its status is one of ``statuses`` (``within`` s)."""
-    with anyio.fail_after(within):
-        while True:
-            task = await get_task(client, task_id)
-            if task["status"] in statuses:
-                return task
-            await anyio.sleep(every)
+
+    async def reached() -> dict[str, Any] | None:
+        task = await get_task(client, task_id)
+        return task if task["status"] in statuses else None
+
+    return await eventually(reached, within=within, every=every, what=f"task in {statuses}")
 
 
 async def start_task(client: Client) -> tuple[CreatedTask, Any]:
@@ -144,7 +147,7 @@ async def start_task(client: Client) -> tuple[CreatedTask, Any]:
 
 async def test_ask_go_async_work_ask_completed(sdk: str) -> None:
     counts = Counts()
-    server = build(sdk, counts, work=0.05)
+    server = build(sdk, counts)
     async with tasks_client(in_memory(server)) as client:
         created, _ = await start_task(client)
         assert created.status == "working"
@@ -183,7 +186,7 @@ async def test_a_resent_final_round_returns_the_same_task(sdk: str) -> None:
 
 async def test_cancel_during_the_long_work(sdk: str) -> None:
     counts = Counts()
-    server = build(sdk, counts, work=30.0)
+    server = build(sdk, counts, long_work=True)
     async with tasks_client(in_memory(server)) as client:
         created, _ = await start_task(client)
         assert await cancel_task(client, created.task_id) == {"resultType": "complete"}
@@ -402,21 +405,28 @@ def _raw_result() -> Any:
     return _Raw
 
 
-async def test_a_task_whose_worker_stopped_renewing_is_failed_honestly() -> None:
-    engine = TaskEngine(MemoryTaskStore(), lease=0.05)
+async def test_a_task_whose_worker_stopped_renewing_is_failed_honestly(
+    elicit_clock: FakeClock,
+) -> None:
+    engine = TaskEngine(MemoryTaskStore(), lease=10)
     record = await engine.create(dialogue=None, principal=None, message=None)
-    await anyio.sleep(0.1)  # nobody holds it: its worker "died"
+    elicit_clock.jump(9.9)
+    found = await engine.get(record.task_id, None)
+    assert found is not None
+    assert found.status == "working"  # still held
+    elicit_clock.jump(0.2)  # nobody renewed it: its worker "died"
     found = await engine.get(record.task_id, None)
     assert found is not None
     assert found.status == "failed"
     assert found.error == {"code": -32603, "message": WORKER_LOST}
 
 
-async def test_a_task_is_forgotten_after_its_ttl() -> None:
-    engine = TaskEngine(MemoryTaskStore(), ttl=0.05)
+async def test_a_task_is_forgotten_after_its_ttl(elicit_clock: FakeClock) -> None:
+    engine = TaskEngine(MemoryTaskStore(), ttl=60)
     record = await engine.create(dialogue=None, principal=None, message=None)
+    elicit_clock.jump(59.9)
     assert await engine.get(record.task_id, None) is not None
-    await anyio.sleep(0.1)
+    elicit_clock.jump(0.2)
     assert await engine.get(record.task_id, None) is None
 
 

@@ -35,11 +35,14 @@ from elicitkit._replay.once import FORGOTTEN
 from elicitkit._replay.redis_tasks import RedisTaskStore
 from elicitkit._replay.tasks import WORKER_LOST, TaskRecord
 from elicitkit._runtime.tasks import TaskEngine
+from elicitkit.testing import FakeClock
 from elicitkit.testing._task_wire import CreatedTask, TasksExtension, get_task, update_task
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
+from tests.redis_clock import elapse_on_redis
 from tests.redis_server import RedisProcess, RedisProcessFactory
 from tests.test_tasks import until
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -71,20 +74,17 @@ def _engine(client: Redis, prefix: str, lease: float = 0.2) -> TaskEngine:
     return TaskEngine.of(RedisTaskStore(client, prefix=prefix, lease=lease))
 
 
-async def test_a_lease_is_timed_by_redis_not_by_the_worker_clock(
-    redis_client: Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_lease_is_timed_by_redis_not_by_the_worker_clock(redis_client: Redis) -> None:
     prefix = f"test:{secrets.token_hex(4)}:"
     engine = _engine(redis_client, prefix)
     record = await engine.create(dialogue=None, principal=None, message=None)
-    true_time = time.time
-    monkeypatch.setattr(time, "time", lambda: true_time() + HOUR)  # this worker runs ahead
-    found = await engine.get(record.task_id, None)
+    with FakeClock(start=time.time() + HOUR):  # this worker runs ahead
+        found = await engine.get(record.task_id, None)
     assert found is not None
     assert found.status == "working"
-    monkeypatch.setattr(time, "time", lambda: true_time() - HOUR)  # and now behind
-    await anyio.sleep(0.3)  # past the lease by Redis's clock: nobody renewed it
-    lost = await engine.get(record.task_id, None)
+    await elapse_on_redis(redis_client, 0.21)  # past the lease by Redis's clock
+    with FakeClock(start=time.time() - HOUR):  # and now behind: nobody renewed it
+        lost = await engine.get(record.task_id, None)
     assert lost is not None
     assert (lost.status, lost.error) == ("failed", {"code": -32603, "message": WORKER_LOST})
 
@@ -93,16 +93,18 @@ async def test_a_renewal_keeps_the_lease_and_cannot_revive_a_lapsed_one(
     redis_client: Redis,
 ) -> None:
     prefix = f"test:{secrets.token_hex(4)}:"
-    engine = _engine(redis_client, prefix)
+    # A second: a generous bound for the renewal that follows (never a 100 ms race).
+    engine = _engine(redis_client, prefix, lease=1.0)
     store = engine.store
     assert isinstance(store, RedisTaskStore)
     record = await engine.create(dialogue=None, principal=None, message=None)
-    for _ in range(4):  # 0.4 s in all, twice the lease
-        await anyio.sleep(0.1)
-        renewed = await store.renew(record.task_id, 0.2)
-        assert renewed is not None
-        assert renewed.status == "working"
-    await anyio.sleep(0.3)
+    renewed = await store.renew(record.task_id, 60)
+    assert renewed is not None
+    await elapse_on_redis(redis_client, 1.05)  # past the first lease: the renewal's holds
+    renewed = await store.renew(record.task_id, 0.05)
+    assert renewed is not None
+    assert renewed.status == "working"
+    await elapse_on_redis(redis_client, 0.06)  # nobody renewed this one
     late = await store.renew(record.task_id, 0.2)
     assert late is not None
     assert late.status == "failed"
@@ -117,7 +119,7 @@ async def test_the_body_ending_after_its_task_was_failed_changes_nothing(
     prefix = f"test:{secrets.token_hex(4)}:"
     body = _engine(redis_client, prefix)
     record = await body.create(dialogue=None, principal=None, message=None)
-    await anyio.sleep(0.3)  # the lease lapses; nobody has looked yet
+    await elapse_on_redis(redis_client, 0.21)  # the lease lapses; nobody has looked yet
     judged: list[str] = []
 
     def judge_now() -> None:
@@ -164,7 +166,7 @@ async def test_the_body_ending_while_its_task_is_judged_lost_stands(
     prefix = f"test:{secrets.token_hex(4)}:"
     judge = _engine(redis_client, prefix)
     record = await judge.create(dialogue=None, principal=None, message=None)
-    await anyio.sleep(0.3)  # the lease lapses (the body's worker stalled), then it ends
+    await elapse_on_redis(redis_client, 0.21)  # the lease lapses (the body's worker stalled)
     judged: list[str] = []
 
     def end_now() -> None:
@@ -199,7 +201,7 @@ async def test_a_task_that_completed_is_never_judged_lost(redis_client: Redis) -
     engine = _engine(redis_client, prefix)
     record = await engine.create(dialogue=None, principal=None, message=None)
     await engine.finish(record.task_id, result={"content": [{"type": "text", "text": "ok"}]})
-    await anyio.sleep(0.3)  # past the lease
+    await elapse_on_redis(redis_client, 0.21)  # past the lease
     found = await engine.get(record.task_id, None)
     assert found is not None
     assert (found.status, found.error) == ("completed", None)
@@ -210,7 +212,7 @@ async def test_the_body_stops_when_its_task_was_judged_lost(redis_client: Redis)
     prefix = f"test:{secrets.token_hex(4)}:"
     body = _engine(redis_client, prefix)
     record = await body.create(dialogue=None, principal=None, message=None)
-    await anyio.sleep(0.3)  # the worker stalled (a long blocking call, say)
+    await elapse_on_redis(redis_client, 0.21)  # the worker stalled (a long blocking call)
     other = await _engine(redis_client, prefix).get(record.task_id, None)
     assert other is not None
     assert other.status == "failed"
@@ -287,11 +289,10 @@ async def _until(client: Client, task_id: str, *statuses: str, within: float = 1
 
 
 async def _count(effects: SyncRedis, name: str, value: int, within: float) -> None:
-    with anyio.fail_after(within):
-        while True:  # another process's counter: nothing to wait on but the count itself
-            if effects.get(name) == str(value).encode():
-                return
-            await anyio.sleep(0.02)
+    async def counted() -> bool:  # another process's counter: nothing to wait on but it
+        return effects.get(name) == str(value).encode()
+
+    await eventually(counted, within=within, every=0.02, what=f"{name} == {value}")
 
 
 @pytest.fixture

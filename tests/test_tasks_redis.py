@@ -35,6 +35,7 @@ from elicitkit.testing._task_wire import (
 )
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question
+from tests.redis_clock import elapse_on_redis
 from tests.sdks import SDKS, in_memory
 from tests.test_tasks import Counts, build, until
 
@@ -98,7 +99,7 @@ async def test_a_cancel_through_one_store_reaches_the_body_on_another(redis_clie
     with anyio.fail_after(2):  # well within the lease's renewal (1 s): woken by the channel
         async with anyio.create_task_group() as group:
             group.start_soon(body.hold, record.task_id, scope)
-            await anyio.sleep(0.1)
+            await anyio.wait_all_tasks_blocked()  # the holder waits on the task's channel
             assert await other.cancel(record.task_id, None)
     assert scope.cancel_called
 
@@ -107,7 +108,7 @@ async def test_records_expire_with_their_ttl(redis_client: Redis) -> None:
     engine = TaskEngine.of(_store(redis_client, f"test:{secrets.token_hex(4)}:", ttl=0.2))
     record = await engine.create(dialogue=None, principal=None, message=None)
     assert await engine.get(record.task_id, None) is not None
-    await anyio.sleep(0.4)
+    await elapse_on_redis(redis_client, 0.21)  # Redis expires the record, by its own clock
     assert await engine.get(record.task_id, None) is None
 
 
@@ -225,7 +226,7 @@ async def test_a_cancel_sent_to_the_other_worker_cancels_the_task(
 
 
 async def test_a_killed_worker_leaves_its_task_failed_within_seconds(
-    workers: list[tuple[str, Any]],
+    workers: list[tuple[str, Any]], redis_url: str
 ) -> None:
     """Kills the first worker: the module's last test."""
     (one, body_worker), (two, _) = workers
@@ -233,7 +234,11 @@ async def test_a_killed_worker_leaves_its_task_failed_within_seconds(
         async with _client(one) as first:
             task_id = await _start(first, 60.0)
             # Past two leases (one second each): the body's worker renews it, so it works on.
-            await anyio.sleep(2.5)
+            clock = Redis.from_url(redis_url)
+            try:
+                await elapse_on_redis(clock, 2.5)
+            finally:
+                await clock.aclose()
             assert (await get_task(second, task_id))["status"] == "working"
         body_worker.send_signal(signal.SIGKILL)
         body_worker.wait()

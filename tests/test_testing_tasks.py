@@ -32,7 +32,7 @@ async def test_connect_tests_a_long_tool_like_a_short_one(sdk: str, protocol: st
 
 async def test_a_cancelled_call_cancels_its_task(sdk: str) -> None:
     counts = Counts()
-    server = build(sdk, counts, work=30.0)
+    server = build(sdk, counts, long_work=True)
     async with connect(server, user=ScriptedUser(accept(name="Ada"))) as client:
         with anyio.move_on_after(0.3):
             await client.call_tool("render", {"title": "Q3"})

@@ -12,6 +12,7 @@ from mcp import Client
 
 from elicitkit import ask
 from elicitkit.errors import ElicitationTimeout
+from elicitkit.testing import FakeClock
 from tests.sdks import in_memory, new_server
 
 pytestmark = pytest.mark.anyio
@@ -76,11 +77,13 @@ async def test_a_question_nobody_answers_times_out_and_is_withdrawn_on_2025_11_2
     assert text_of(result) == f"timeout: {TIMED_OUT}"
 
 
-async def test_an_answer_after_the_deadline_is_refused_on_2026_07_28(sdk: str) -> None:
+async def test_an_answer_after_the_deadline_is_refused_on_2026_07_28(
+    sdk: str, elicit_clock: FakeClock
+) -> None:
     """On 2026-07-28 the deadline travels in the sealed state: a late answer is too late."""
 
     async def slow(context: Any, params: Any) -> types.ElicitResult:
-        await anyio.sleep(0.3)
+        elicit_clock.jump(0.3)  # the user takes longer than the question's 0.2 s
         return types.ElicitResult(action="accept", content={"value": True})
 
     async with Client(
@@ -140,35 +143,46 @@ async def test_many_cancelled_calls_end_their_questions_and_leave_nothing_behind
     sdk: str,
 ) -> None:
     """The client cancels the call mid-question: the ask ends at once, the form is withdrawn."""
-    ended: list[str] = []
-    shown = 0
+    calls = 40
+    opened = anyio.Event()  # this call's form is open at the client
+    settled = anyio.Event()  # every ask has ended and every form was withdrawn
     withdrawn = 0
 
+    class Ended(list[str]):
+        def append(self, item: str) -> None:
+            super().append(item)
+            tally()
+
+    def tally() -> None:
+        if len(ended) == calls and withdrawn == calls:
+            settled.set()
+
+    ended = Ended()
+
     async def holds_the_form(context: Any, params: Any) -> types.ElicitResult:
-        nonlocal shown, withdrawn
-        shown += 1
+        nonlocal withdrawn
+        opened.set()
         try:
             await anyio.sleep_forever()
         finally:
             withdrawn += 1
+            tally()
         raise AssertionError("unreachable")
 
-    calls = 40
     async with Client(
         in_memory(make_server(sdk, ended)), mode="legacy", elicitation_callback=holds_the_form
     ) as client:
         baseline = len(asyncio.all_tasks())
-        for number in range(calls):
+        for _ in range(calls):
+            opened = anyio.Event()
             with anyio.move_on_after(5) as deadline:
                 async with anyio.create_task_group() as group:
                     group.start_soon(client.call_tool, "hold", {})
-                    while shown <= number:  # noqa: ASYNC110  (until the form is open)
-                        await anyio.sleep(0.005)
+                    await opened.wait()
                     group.cancel_scope.cancel()  # the client cancels the call
             assert not deadline.cancelled_caught
         with anyio.fail_after(5):
-            while len(ended) < calls or withdrawn < calls:  # noqa: ASYNC110
-                await anyio.sleep(0.01)
+            await settled.wait()
         assert len(asyncio.all_tasks()) <= baseline
     assert ended == ["CancelledError"] * calls  # every ask ended with the cancellation
     assert withdrawn == calls  # and every form was withdrawn at the client

@@ -418,7 +418,7 @@ async def _refusing(context: Any, params: Any) -> types.ErrorData:
 
 
 async def _unanswering(context: Any, params: Any) -> types.ElicitResult:
-    await anyio.sleep(30)
+    await anyio.sleep_forever()  # until the server withdraws the question
     raise AssertionError("the question was not withdrawn")
 
 

@@ -30,6 +30,7 @@ from redis.asyncio import Redis
 
 from elicitkit import install
 from elicitkit.errors import ElicitationTimeout
+from elicitkit.testing import FakeClock
 from elicitkit.url import (
     CompletionRouter,
     LocalCompletions,
@@ -38,8 +39,10 @@ from elicitkit.url import (
     complete_url,
     require_url,
 )
+from tests.redis_clock import elapse_on_redis
 from tests.redis_server import ON_REDIS
 from tests.sdks import in_memory
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -65,9 +68,11 @@ class Routes:
 
     async def settled(self, count: int) -> None:
         """Wait (at most 5 s) until ``count`` routes are held: a session ends in its own task."""
-        with anyio.fail_after(5):
-            while await self.held() != count:  # noqa: ASYNC110  (no event tells a route's end)
-                await anyio.sleep(0.01)
+
+        async def reached() -> bool:  # no event tells a route's end
+            return await self.held() == count
+
+        await eventually(reached, within=5, every=0.01, what=f"{count} routes held")
 
 
 @asynccontextmanager
@@ -239,9 +244,12 @@ async def test_an_accepted_route_is_kept_the_questions_timeout_again(
                 ttl: int = await held._redis.pttl(key)  # type: ignore[union-attr]  # pyright: ignore[reportPrivateUsage]
                 assert 0 < ttl <= 300  # not the question's 5.3 s, nor an hour more
             assert await complete_url(asked[0], completions=held.router) is True
-            await anyio.sleep(0.5)
-            assert await held.held() == 0  # the second page's time is up
-            assert await complete_url(asked[1], completions=held.router) is False
+            with FakeClock() as fake:  # the second page's time is up, by the router's clocks
+                fake.jump(0.5)  # elicitkit's, which times the routes held in this process
+                if held._redis is not None:  # pyright: ignore[reportPrivateUsage]
+                    await elapse_on_redis(held._redis, 0.5)  # pyright: ignore[reportPrivateUsage]
+                assert await held.held() == 0
+                assert await complete_url(asked[1], completions=held.router) is False
             await user.list_tools()  # the session has processed its inbox
         assert told == [asked[0]]
 
@@ -345,14 +353,16 @@ async def test_a_flood_of_questions_cannot_push_out_another_users_route(
                 for _ in range(FLOOD_SESSIONS):
                     await flood(server, calls=FLOOD_CALLS, accepted=FLOOD_ACCEPTED)
                 await held.settled(1)
-                # A closed session's server task finishes in its own time: wait (1 s at
-                # most) for what it held to be freed. Routes held would never be.
+
+                # A closed session's server task finishes in its own time: let every task
+                # run until it waits (50 times at most), then look at what is still held.
+                # Routes held would never be freed.
                 for _ in range(50):
                     gc.collect()
                     grown = tracemalloc.get_traced_memory()[0] - before
                     if grown < 100_000:
                         break
-                    await anyio.sleep(0.02)
+                    await anyio.wait_all_tasks_blocked()
             finally:
                 tracemalloc.stop()
             [victim_id] = victim_ids

@@ -58,6 +58,7 @@ from typing import Any, NoReturn, Protocol, TypeVar, cast
 
 import anyio
 
+import elicitkit._clock as clock
 from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
 
 R = TypeVar("R")
@@ -333,7 +334,7 @@ class AtMostOnce:
 
     async def _claim(self, dialogue: str, token: str, *, known: bool) -> Claim:
         """Claim the dialogue, waiting while another round of it runs (up to ``wait``)."""
-        deadline = anyio.current_time() + self.wait
+        deadline = clock.monotonic() + self.wait
         pause = 0.005
         while True:
             claim = await self._call(
@@ -342,9 +343,9 @@ class AtMostOnce:
                     dialogue, token, lease=self.lease, keep=self.keep, known=known
                 ),
             )
-            if claim.status != "busy" or anyio.current_time() >= deadline:
+            if claim.status != "busy" or clock.monotonic() >= deadline:
                 return claim
-            await anyio.sleep(pause)
+            await clock.sleep(pause)
             pause = min(pause * 2, 0.1)
 
     async def _renewing(self, lease: RoundLease, round_: Callable[[], Awaitable[R]]) -> R:
@@ -365,46 +366,22 @@ class AtMostOnce:
                         dialogue,
                     )
                     return
-                await anyio.sleep(self.lease / 3)
+                await clock.sleep(self.lease / 3)
 
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # another event loop (trio): a task group renews
-            return await self._renewing_in_group(renew, round_)
         # Most rounds end well within a third of the lease, so the renewal task is only
         # started when one does not: a timer costs about 1.4 µs, a task group with its task
         # about 60 µs, 10 % of a one-question round trip in memory (benchmarks/README.md).
+        # The timer is the clock's (asyncio's loop, or a test's fake clock); elicitkit's
+        # background tasks are asyncio's (see `elicitkit._runtime.tasks`).
         renewal: list[asyncio.Task[None]] = []
-        timer = loop.call_later(self.lease / 3, lambda: renewal.append(loop.create_task(renew())))
+        loop = asyncio.get_running_loop()
+        timer = clock.call_later(self.lease / 3, lambda: renewal.append(loop.create_task(renew())))
         try:
             return await round_()
         finally:
             timer.cancel()
             for task in renewal:
                 task.cancel()
-
-    async def _renewing_in_group(
-        self, renew: Callable[[], Awaitable[None]], round_: Callable[[], Awaitable[R]]
-    ) -> R:
-        async def renew_later() -> None:
-            await anyio.sleep(self.lease / 3)
-            await renew()
-
-        failure: BaseException | None = None
-        result: R | None = None
-        # The round runs in this task, not in the group: a task group would wrap what it
-        # raises (a question, an MCP error, a cancellation) in an exception group.
-        async with anyio.create_task_group() as group:
-            group.start_soon(renew_later)
-            try:
-                result = await round_()
-            except BaseException as error:  # noqa: BLE001  (re-raised below, unwrapped)
-                failure = error
-            finally:
-                group.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
-        return cast("R", result)  # set: round_ returned
 
     async def _record(self, dialogue: str, record: str) -> None:
         """Record ``record``; on failure, log it: the dialogue stays closed anyway."""
@@ -497,15 +474,7 @@ class RoundLease:
         self.token = secrets.token_urlsafe(8)
         self.inside_safe_step = False
         self._once = once
-        # Made on first use: most rounds never renew nor enter a retry_safe step, and a
-        # lock costs about 4 µs to make (benchmarks/README.md weighs single microseconds).
-        self._lock: anyio.Lock | None = None
-
-    @property
-    def _turns(self) -> anyio.Lock:
-        if self._lock is None:
-            self._lock = anyio.Lock()
-        return self._lock
+        self._turns = anyio.Lock()
 
     async def renew(self) -> bool:
         """Extend the lease, marked or not; False if the round no longer holds it.

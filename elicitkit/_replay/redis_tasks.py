@@ -34,7 +34,6 @@ Redis that does not answer fails the request, never hangs it.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -42,6 +41,7 @@ import anyio
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
+import elicitkit._clock as clock
 from elicitkit._replay.redis_scripts import run_script
 from elicitkit._replay.tasks import TaskRecord, lose_worker
 
@@ -182,7 +182,7 @@ class RedisTaskStore:
                         await pipe.reset()
                     else:
                         lose_worker(record)
-                        record.updated_at = time.time()
+                        record.updated_at = clock.now()
                         pipe.multi()
                         pipe.set(key, _dumps(record), keepttl=True)
                         pipe.publish(self._channel(task_id), "1")
@@ -215,7 +215,7 @@ class RedisTaskStore:
                             return record
                         pipe.multi()
                         if wake:
-                            record.updated_at = time.time()
+                            record.updated_at = clock.now()
                             pipe.publish(self._channel(task_id), "1")
                         pipe.set(key, _dumps(record), keepttl=True)
                         await pipe.execute()

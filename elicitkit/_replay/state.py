@@ -46,12 +46,12 @@ import base64
 import binascii
 import json
 import secrets
-import time
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
+import elicitkit._clock as clock
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit.errors import StateTooLarge, TooManyRounds
 
@@ -259,7 +259,7 @@ class Replay:
             )
         if self.dialogue is None:
             self.dialogue = secrets.token_urlsafe(16)
-        now = time.time()
+        now = clock.now()
         # The answers go first, so the next round can find their JSON text (`_decode_state`).
         answers = self._answers_text()
         state: dict[str, Any] = {

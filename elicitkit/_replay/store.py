@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal, Protocol
+
+import elicitkit._clock as clock
 
 logger = logging.getLogger("elicitkit")
 
@@ -168,7 +169,7 @@ class MemoryStore:
 
     async def open(self, dialogue: str, *, keep: float) -> None:
         """See `OutcomeStore.open`."""
-        now = time.monotonic()
+        now = clock.monotonic()
         self._sweep(now)
         self._put(dialogue, (_OPEN, "", 0.0, now + keep))
 
@@ -176,7 +177,7 @@ class MemoryStore:
         self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
     ) -> Claim:
         """See `OutcomeStore.claim`."""
-        now = time.monotonic()
+        now = clock.monotonic()
         self._sweep(now)
         entry = self._entries.get(dialogue)
         if entry is None and known:
@@ -202,19 +203,19 @@ class MemoryStore:
         entry = self._entries.get(dialogue)
         if entry is None or entry[:2] != (_LEASE, token):
             return False
-        now = time.monotonic()
+        now = clock.monotonic()
         self._put(dialogue, (_LEASE, token, now + lease, now + keep))
         return True
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
         """See `OutcomeStore.record`."""
-        self._put(dialogue, (_RECORD, outcome, 0.0, time.monotonic() + keep))
+        self._put(dialogue, (_RECORD, outcome, 0.0, clock.monotonic() + keep))
 
     async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `OutcomeStore.release`."""
         entry = self._entries.get(dialogue)
         if entry is not None and entry[:2] == (_LEASE, token):
-            self._put(dialogue, (_OPEN, "", 0.0, time.monotonic() + keep))
+            self._put(dialogue, (_OPEN, "", 0.0, clock.monotonic() + keep))
 
     async def hold(
         self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
@@ -223,7 +224,7 @@ class MemoryStore:
         entry = self._entries.get(dialogue)
         if entry is None or entry[0] not in (_LEASE, _SAFE_LEASE) or entry[1] != token:
             return False
-        now = time.monotonic()
+        now = clock.monotonic()
         self._put(dialogue, (_SAFE_LEASE if retry_safe else _LEASE, token, now + lease, now + keep))
         return True
 

@@ -24,7 +24,6 @@ Records expire ``ttlMs`` after their creation (the extension's ``ttlMs``).
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -32,6 +31,8 @@ from datetime import datetime, timezone
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
+
+import elicitkit._clock as clock
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 """The extension's identifier, in capabilities and in ``-32021`` errors."""
@@ -299,7 +300,7 @@ class MemoryTaskStore:
         if record is None:
             return None
         if edit(record) and wake:
-            record.updated_at = time.time()
+            record.updated_at = clock.now()
             event = self._changed.pop(task_id, None)
             if event is not None:
                 event.set()
@@ -310,13 +311,13 @@ class MemoryTaskStore:
         event = self._changed.get(task_id)
         if event is None:
             event = self._changed[task_id] = anyio.Event()
-        with anyio.move_on_after(seconds):
+        with clock.move_on_after(seconds):
             await event.wait()
 
     def _sweep(self) -> None:
         # Records expire at created + ttl; a scan is linear in the store, so it runs only
         # when the front record (the oldest) has expired, or at the bound.
-        now = time.time()
+        now = clock.now()
         expired = (
             [
                 task_id

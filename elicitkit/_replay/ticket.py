@@ -23,11 +23,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
+import elicitkit._clock as clock
 from elicitkit.errors import ElicitError
 
 _KIND = "elicitkit/answer_form/v1"
@@ -86,7 +86,7 @@ class Tickets:
 
     def seal(self, ticket: Ticket, *, principal: str | None, now: float | None = None) -> str:
         """Return the sealed ticket, bound to this server, ``principal`` and the expiry."""
-        issued = time.time() if now is None else now
+        issued = clock.now() if now is None else now
         payload = {
             "k": _KIND,
             "exp": round(issued + self.ttl, 3),
@@ -140,7 +140,7 @@ class Tickets:
                 f"run. Call the tool {ticket.tool!r} again as yourself to get your own ticket."
             )
         expiry = payload.get("exp")
-        moment = time.time() if now is None else now
+        moment = clock.now() if now is None else now
         if not isinstance(expiry, int | float) or not moment < expiry:
             raise TicketRefused(
                 f"The ticket passed to answer_form has expired (a ticket lasts {self.ttl:g} "

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, TypeVar, cast, overload
 
+import elicitkit._clock as clock
 from elicitkit._compiler.compiled_forms import CompiledForm, compiled_form
 from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
@@ -180,7 +180,7 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
     while True:
         # An outcome carried from an earlier round was logged in that round.
         fresh = replay is None or replay.carried(question.key, question.digest) is None
-        started = time.monotonic()
+        started = clock.monotonic()
 
         log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
         try:
@@ -262,10 +262,10 @@ async def _attempt(
 def _seconds(replay: Replay | None, started: float) -> float | None:
     """Seconds the user took: measured mid-call, or since the round that asked (2026)."""
     if replay is None:
-        return time.monotonic() - started
+        return clock.monotonic() - started
     if replay.asked_at is None:
         return None
-    return max(0.0, time.time() - replay.asked_at)
+    return max(0.0, clock.now() - replay.asked_at)
 
 
 def _outcome_of(error: ElicitError) -> str:
@@ -447,7 +447,7 @@ def replayed(
     if raw_answer is None:
         return None
     deadline = replay.deadlines.get(question.key)
-    if deadline is not None and time.time() > deadline:
+    if deadline is not None and clock.now() > deadline:
         # Too late: the question was withdrawn when its time ran out, whatever the answer.
         replay.keep(question.key, Carried(question.digest, "timeout"))
         raise ElicitationTimeout(timed_out(question.timeout or 0.0))

@@ -27,12 +27,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import anyio
 
+import elicitkit._clock as clock
 from elicitkit._compat import BaseExceptionGroup
 from elicitkit._replay.tasks import (
     INTERNAL_ERROR,
@@ -168,7 +168,7 @@ class TaskEngine:
         self, *, dialogue: str | None, principal: str | None, message: str | None
     ) -> TaskRecord:
         """Create a task (or find the dialogue's) and return it once any worker can get it."""
-        now = time.time()
+        now = clock.now()
         record = TaskRecord(
             task_id=secrets.token_urlsafe(16),
             status="working",
@@ -194,7 +194,7 @@ class TaskEngine:
         # The protocol check last: it costs about 15 µs, and most records are not lapsed.
         if (
             not record.terminal
-            and record.lease_until < time.time()
+            and record.lease_until < clock.now()
             and not isinstance(self.store, LeasingTaskStore)
         ):
             record = await self.store.change(task_id, _lost_worker)
@@ -260,7 +260,7 @@ class TaskEngine:
 
         if await self.store.change(task_id, put) is None:
             raise TaskGone(_GONE)
-        deadline = None if within is None else time.monotonic() + within
+        deadline = None if within is None else clock.monotonic() + within
         try:
             return await self._answer(task_id, key, deadline)
         except BaseException:
@@ -283,7 +283,7 @@ class TaskEngine:
             if answer is not None:
                 await self.store.change(task_id, take)
                 return answer
-            left = self.lease if deadline is None else deadline - time.monotonic()
+            left = self.lease if deadline is None else deadline - clock.monotonic()
             if left <= 0:
                 raise TimeoutError
             # Woken by any change of the record; the lease bounds a wake-up lost in transit.
@@ -331,18 +331,18 @@ class TaskEngine:
         leasing = self.store if isinstance(self.store, LeasingTaskStore) else None
 
         def renew(record: TaskRecord) -> bool:
-            record.lease_until = time.time() + self.lease
+            record.lease_until = clock.now() + self.lease
             return True
 
         renew_every = self.lease / 3
         # The store granted the first lease at creation, just before the holder started.
-        held_since = renewed = time.monotonic()
+        held_since = renewed = clock.monotonic()
         while True:
             try:
-                if leasing is not None and time.monotonic() - renewed >= renew_every:
+                if leasing is not None and clock.monotonic() - renewed >= renew_every:
                     # Read before asking: the store's lease starts after this moment, so
                     # the body stops (below) no later than the store judges it lost.
-                    asked = time.monotonic()
+                    asked = clock.monotonic()
                     # No longer than the lease it still holds: a store that hangs past
                     # it stops the body in time (below).
                     with anyio.fail_after(max(0.001, held_since + self.lease - asked)):
@@ -351,18 +351,18 @@ class TaskEngine:
                 else:
                     record = await self.store.get(task_id)
                     if leasing is None and (
-                        time.monotonic() - renewed >= renew_every
+                        clock.monotonic() - renewed >= renew_every
                         or (
                             record is not None
-                            and record.lease_until - time.time() < renew_every * 2
+                            and record.lease_until - clock.now() < renew_every * 2
                         )
                     ):
                         await self.store.change(task_id, renew, wake=False)  # nobody's news
-                        renewed = time.monotonic()
-                    held_since = renewed if leasing is not None else time.monotonic()
+                        renewed = clock.monotonic()
+                    held_since = renewed if leasing is not None else clock.monotonic()
             except Exception as error:  # noqa: BLE001  (a store that fails: retried below)
                 record = None
-                if time.monotonic() - held_since >= self.lease:
+                if clock.monotonic() - held_since >= self.lease:
                     logger.error(  # noqa: TRY400  (one line per task)
                         "elicitkit stopped task %s: its store (%s) did not renew its lease "
                         "for %s s (%s)",
@@ -373,7 +373,7 @@ class TaskEngine:
                     )
                     cancel.cancel()
                     return "lost"
-                await anyio.sleep(min(renew_every, 0.5))
+                await clock.sleep(min(renew_every, 0.5))
                 continue
             if record is None:
                 logger.warning(
@@ -387,10 +387,10 @@ class TaskEngine:
                 cancel.cancel()
                 return "ended" if record.terminal else "cancel"
             try:
-                with anyio.move_on_after(renew_every):  # the store's own timeout may be longer
+                with clock.move_on_after(renew_every):  # the store's own timeout may be longer
                     await self.store.wait(task_id, renew_every)
             except Exception:  # noqa: BLE001  (the next renewal finds the store out)
-                await anyio.sleep(min(renew_every, 0.5))
+                await clock.sleep(min(renew_every, 0.5))
 
 
 def _same_principal(record: TaskRecord, principal: str | None) -> bool:
@@ -400,7 +400,7 @@ def _same_principal(record: TaskRecord, principal: str | None) -> bool:
 
 
 def _lost_worker(record: TaskRecord) -> bool:
-    if record.terminal or record.lease_until >= time.time():
+    if record.terminal or record.lease_until >= clock.now():
         return False
     lose_worker(record)
     return True

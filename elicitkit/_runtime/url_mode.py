@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import ipaddress
 import secrets
-import time
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
+import elicitkit._clock as clock
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.state import Carried, Replay, WireQuestion
@@ -66,7 +66,7 @@ _SWEEP_EVERY = 60.0
 
 @dataclass
 class _Route:
-    until: float  # time.monotonic() deadline
+    until: float  # clock.monotonic() deadline
     notify: Notify
     session: AskingSession
 
@@ -95,7 +95,7 @@ class RouteTable:
         self._routes: dict[str, _Route] = {}
         # Each session's ids, oldest first (a dict as an ordered set).
         self._sessions: dict[AskingSession, dict[str, None]] = {}
-        self._next_sweep = time.monotonic() + _SWEEP_EVERY
+        self._next_sweep = clock.monotonic() + _SWEEP_EVERY
 
     def __len__(self) -> int:
         """How many routes are held, counting expired ones not swept yet."""
@@ -109,7 +109,7 @@ class RouteTable:
         Raises:
             TooManyOpenUrls: The table is full (nothing was dropped).
         """
-        now = time.monotonic()
+        now = clock.monotonic()
         dropped = self.sweep(now) if now >= self._next_sweep else []
         if elicitation_id in self._routes:  # the author reused an id: the new route wins
             self._remove(elicitation_id)
@@ -142,12 +142,12 @@ class RouteTable:
         if route is None:
             return None
         self._remove(elicitation_id)
-        return route.notify if route.until >= time.monotonic() else None
+        return route.notify if route.until >= clock.monotonic() else None
 
     def extend(self, elicitation_id: str, keep: float) -> bool:
         """Keep the route ``keep`` seconds from now; ``False`` if absent or expired."""
         route = self._routes.get(elicitation_id)
-        now = time.monotonic()
+        now = clock.monotonic()
         if route is None or route.until < now:
             return False
         route.until = now + keep
@@ -200,7 +200,7 @@ class HoldsRoutes:
 
     def __len__(self) -> int:
         """How many routes it holds now (expired ones are not counted)."""
-        self._table.sweep(time.monotonic())
+        self._table.sweep(clock.monotonic())
         return len(self._table)
 
     async def _deliver(self, elicitation_id: str) -> bool:
@@ -463,7 +463,7 @@ async def ask_url(
     channel = run.channel
     router = router_of(run)
     await _register(router, channel, eid, _while_asked(timeout))
-    started = time.monotonic()
+    started = clock.monotonic()
     action: object = None
     try:
         raw = await channel.send(params, timeout)
@@ -475,7 +475,7 @@ async def ask_url(
             await router.extend(eid, keep=_page_time(timeout))
         else:  # declined, cancelled, timed out, failed, or the call itself was cancelled
             await _drop(router, eid)
-    _log(run, "url", str(action), time.monotonic() - started)  # never the id: it is a secret
+    _log(run, "url", str(action), clock.monotonic() - started)  # never the id: it is a secret
     if action == "accept":
         return ElicitResultTyped("accept", eid)
     if action in ("decline", "cancel"):
@@ -627,7 +627,7 @@ async def _asked_by_replay(
         carried = Carried(question.digest, str(said))
         replay.keep(question.key, carried)
         asked_at = replay.asked_at
-        _log(run, key, str(said), None if asked_at is None else max(0.0, time.time() - asked_at))
+        _log(run, key, str(said), None if asked_at is None else max(0.0, clock.now() - asked_at))
     by: AnsweredBy = "model" if key in run.model_keys else "user"
     if carried.action == "accept":
         return ElicitResultTyped("accept", cid, by)

@@ -17,6 +17,7 @@ With pytest, the ``elicit_connect`` fixture does the same on every era (see
 from typing import TYPE_CHECKING, Any
 
 from elicitkit._client.facts import KNOWN_CLIENTS, PROFILES, ClientProfile
+from elicitkit.testing._clock import FakeClock
 from elicitkit.testing._user import (
     CLEARED,
     FormRequest,
@@ -40,6 +41,7 @@ __all__ = [
     "KNOWN_CLIENTS",
     "PROFILES",
     "ClientProfile",
+    "FakeClock",
     "FormRequest",
     "Reply",
     "Runs",

@@ -11,6 +11,8 @@ Fixtures:
   ``await steps_run_once(servers, tool, arguments, user=...)``. It fails the test unless
   every durable step of the call runs exactly once across resent rounds, an older state
   and the given servers; it counts its own call only, so other calls may run meanwhile.
+* ``elicit_clock``: a `elicitkit.testing.FakeClock`, installed for the test: time moves only
+  by its ``jump(seconds)`` and ``await advance(seconds)``.
 
 Marker:
 
@@ -26,7 +28,7 @@ loading it imports neither the MCP SDK's client nor the testing kit's connection
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +36,7 @@ import pytest
 
 from elicitkit._client.facts import PROFILES, ClientProfile
 from elicitkit.protocol import PROTOCOL_VERSIONS
+from elicitkit.testing._clock import FakeClock
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -110,4 +113,11 @@ def steps_run_once() -> StepsRunOnce:
     return assert_steps_run_once
 
 
-__all__ = ["elicit_connect", "elicit_profile", "elicit_protocol", "steps_run_once"]
+@pytest.fixture
+def elicit_clock() -> Iterator[FakeClock]:
+    """A `elicitkit.testing.FakeClock`, the clock elicitkit reads for the test's duration."""
+    with FakeClock() as clock:
+        yield clock
+
+
+__all__ = ["elicit_clock", "elicit_connect", "elicit_profile", "elicit_protocol", "steps_run_once"]

@@ -76,7 +76,7 @@ async def order(item: str) -> str:
         return f"{item}: not ordered"
     placed = await redis.incr(f"effects:{item}")
     if item.startswith("slow-"):
-        await anyio.sleep(30)  # the test kills this worker meanwhile
+        await anyio.sleep_forever()  # the test kills this worker meanwhile
     return f"{item}: {quantity.count} x {size.size}, order number {placed}"
 
 
@@ -94,7 +94,7 @@ async def pay(item: str, reservation: int) -> int:
     """Pay for a reservation: the receipt number (the step's side effect)."""
     receipt = int(await redis.incr(f"pay:{item}"))
     if item.startswith("slow-") and receipt == 1:
-        await anyio.sleep(30)  # the test kills this worker meanwhile, inside the step
+        await anyio.sleep_forever()  # the test kills this worker meanwhile, inside the step
     if item.startswith("declined-"):
         raise CardDeclinedError(f"card declined for reservation {reservation}")
     return receipt
