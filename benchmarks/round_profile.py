@@ -68,9 +68,9 @@ def phases(asks: list[int], *, quick: bool = False) -> None:
         (state.Replay, "from_request", "  replay state: read"),
         (state.Replay, "next_state", "replay state: write (in ask())"),
         (state, "_encode", "  its text (zlib above 1 KiB)"),
-        (asking, "_prepare", "ask(): prepare the question"),
+        (asking, "prepare", "ask(): prepare the question"),
         (asking, "_rebuilt", "ask(): rebuild a carried answer"),
-        (asking, "_typed_result", "ask(): decode a new answer"),
+        (asking, "typed_result", "ask(): decode a new answer"),
         (asking_call, "_elicit_request", "the InputRequiredResult's request models"),
     ]
     for owner, name, label in timed:
