@@ -184,9 +184,10 @@ def _free_replays() -> list[int]:
 
     async def replayed_for_free(tp: Any, message: str | None = None, **kwargs: Any) -> Any:
         run = current_run.get()
-        if run.replay is not None:
+        replay = run.delivery.replay
+        if replay is not None:
             number = run.defaults.get("profile", 0) + 1
-            carried = run.replay.answers.get(f"profile#{number}")
+            carried = replay.answers.get(f"profile#{number}")
             if carried is not None and carried.action == "accept":
                 run.defaults["profile"] = number
                 run.keys.add(f"profile#{number}")

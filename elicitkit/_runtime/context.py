@@ -6,14 +6,17 @@ import contextvars
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import RoundLease
-from elicitkit._replay.state import Replay
 from elicitkit._replay.store import Claim
+from elicitkit._runtime.result import surface_through
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.errors import ElicitError, FormDefinitionError
+
+if TYPE_CHECKING:
+    from elicitkit._runtime.delivery import Delivery
 
 Notify = Callable[[], Awaitable[None]]
 """Sends ``notifications/elicitation/complete`` to the session that asked."""
@@ -174,8 +177,8 @@ class ToolRun:
 
     Attributes:
         channel: The integration's channel for this call.
-        replay: The answers carried into this run (2026-07-28), or ``None`` on handshake
-            eras, where questions are sent mid-call.
+        delivery: How its questions reach the user now (`elicitkit._runtime.delivery`):
+            mid-call, replaying, or in a task; changed only by `switch_to`.
         keys: The question keys used so far in this run (a key used twice is an error).
         defaults: How many questions without an explicit key each form has asked so far
             in this run: the next default key's number.
@@ -194,7 +197,7 @@ class ToolRun:
         model_keys: The keys of the questions of this dialogue handed to the model (its
             answers come through ``answer_form``): carried in the ticket between rounds.
         limits: The caps of a dialogue, for a replay started mid-run on a 2025 era when a
-            question goes to the model.
+            question goes to the model (`Delivery.for_the_model`).
         call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
             while the kit counts runs (`elicitkit._runtime.steps.observers`).
         lease: The lease a later round holds on its dialogue (2026-07-28), which a step
@@ -204,11 +207,10 @@ class ToolRun:
             cannot: see ``no_tasks``.
         no_tasks: Why this call cannot become a task (completes "the client cannot
             follow a task (...)"), read only when ``detacher`` is ``None``.
-        in_task: ``go_async()`` made this run a task: it answers no round any more.
     """
 
     channel: Channel
-    replay: Replay | None
+    delivery: Delivery
     keys: set[str] = field(default_factory=_new_set)
     defaults: dict[str, int] = field(default_factory=_new_dict)
     refuses: Callable[[], str | None] | None = None
@@ -224,7 +226,6 @@ class ToolRun:
     call_tag: str | None = None
     detacher: Detacher | None = None
     no_tasks: str = "the server cannot run this call as a task"
-    in_task: bool = False
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -239,14 +240,13 @@ class ToolRun:
             self._refusal = (None if self.refuses is None else self.refuses(),)
         return self._refusal[0]
 
-    def model_replay(self) -> Replay:
-        """The run's replay, started here on a 2025 era for a question handed to the model.
+    def switch_to(self, delivery: Delivery) -> None:
+        """Ask the rest of the run's questions through ``delivery``.
 
-        The rest of the dialogue then runs as on 2026-07-28, across ``answer_form``'s calls.
+        ``go_async()`` switches to the task's, and a question handed to the model to a
+        replaying one (`Delivery.for_the_model`).
         """
-        if self.replay is None:
-            self.replay = Replay(limits=self.limits or ReplayLimits())
-        return self.replay
+        self.delivery = delivery
 
 
 # What an explicit key of a question or a step may be: it names the answer or the outcome
@@ -345,3 +345,6 @@ def surfaced(error: ElicitError | FormDefinitionError) -> BaseException:
     except LookupError:
         return error
     return run.channel.surface(error)
+
+
+surface_through(surfaced)

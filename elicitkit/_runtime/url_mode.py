@@ -43,7 +43,8 @@ import elicitkit._clock as clock
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.state import Carried, Replay, WireQuestion
-from elicitkit._runtime.asking import need_input
+from elicitkit._runtime.answers import need_input
+from elicitkit._runtime.asking import to_the_model
 from elicitkit._runtime.context import (
     AskingSession,
     Channel,
@@ -434,21 +435,20 @@ async def ask_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
-    run, to_the_model = _url_run(on_unsupported)
-    if to_the_model:  # on a 2025 era the dialogue goes on through answer_form
+    run, model = _url_run(on_unsupported)
+    if model:  # on a 2025 era the dialogue goes on through answer_form
+        to_the_model(run)
+    replay = run.delivery.replay
+    if replay is not None:
         return await _asked_by_replay(
             run,
-            run.model_replay(),
+            replay,
             message,
             url,
             completed=completed,
             key=key,
-            timeout=None,
-            model=True,
-        )
-    if run.replay is not None:
-        return await _asked_by_replay(
-            run, run.replay, message, url, completed=completed, key=key, timeout=timeout
+            timeout=None if model else timeout,
+            model=model,
         )
     # Not on the wire mid-call, but claimed all the same: the key is refused here as it
     # would be on 2026-07-28, and keeps the run's keys unique across forms and URLs.
@@ -522,12 +522,13 @@ async def require_url(
     check_url(url)
     run, _ = _url_run("raise")
     channel = run.channel
-    if run.replay is not None:
+    replay = run.delivery.replay
+    if replay is not None:
         # Asked afresh every time: the user comes back here only if the page is not done.
         question, _ = _url_question(
-            run, run.replay, message, url, key=key, timeout=None, function="require_url()"
+            run, replay, message, url, key=key, timeout=None, function="require_url()"
         )
-        raise need_input(run.replay, (question,))
+        raise need_input(replay, (question,))
     _claim(run, key, "require_url()")  # as ask_url() does mid-call
     eid = elicitation_id or new_elicitation_id()
     # The call ends now and the client opens the page: the route outlives the call.
@@ -582,7 +583,7 @@ def _url_run(policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
             "which has no URL mode (it arrived in 2025-11-25). Send the user the link in "
             "the tool's result instead."
         )
-    why_not = channel.why_no_url()
+    why_not = run.delivery.why_no_url()
     if why_not is not None:
         if policy == "ask_model" and run.answer_tool:
             return run, True

@@ -26,7 +26,7 @@ from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import MemoryTaskStore
 from elicitkit._runtime.context import CompletionRouter
-from elicitkit._runtime.tasks import TaskEngine
+from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit.integrations._answer_call import AnswerFormCall
 from elicitkit.integrations._answer_form import Companion

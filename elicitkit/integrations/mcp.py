@@ -42,7 +42,7 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import MemoryStore
 from elicitkit._replay.tasks import MemoryTaskStore
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
-from elicitkit._runtime.tasks import TaskEngine
+from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import check_policy
 from elicitkit._runtime.url_mode import installed_with
 from elicitkit.integrations._answer_form import Companion, answer_form
