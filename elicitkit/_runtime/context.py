@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -13,67 +13,19 @@ from elicitkit._replay.once import RoundLease
 from elicitkit._replay.store import Claim
 from elicitkit._runtime.result import surface_through
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel
 from elicitkit.errors import ElicitError, FormDefinitionError
 
 if TYPE_CHECKING:
     from elicitkit._runtime.delivery import Delivery
 
-Notify = Callable[[], Awaitable[None]]
-"""Sends ``notifications/elicitation/complete`` to the session that asked."""
-
-
-class AskingSession(Protocol):
-    """The client session a URL question was asked in, as a completion router sees it.
-
-    Compared by identity: one object per session, the same for every call in it.
-    """
-
-    def at_end(self, key: object, callback: Callable[[], Awaitable[None]]) -> None:
-        """Run ``callback`` once when the session ends (its client leaves or is closed).
-
-        Only the first callback for a given ``key`` is kept: a router passes itself, so a
-        session that asks 10,000 times holds one callback per router, not 10,000.
-        """
-        ...
-
-
-class CompletionRouter(Protocol):
-    """Where a URL elicitation's completion is routed to the client that started it.
-
-    A route is held from ``register`` until ``complete`` or ``drop`` takes it, its session
-    ends, or it expires; ``ask_url`` drops it itself when the question is declined,
-    cancelled, timed out or fails, and shortens it to the page's time when accepted.
-    """
-
-    async def register(
-        self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
-    ) -> None:
-        """Remember, for ``keep`` seconds, how to tell the asking client it is complete.
-
-        Drop the route when ``session`` ends. Bounded per session and in all: a session
-        over its own bound loses its own oldest route; a router that is full refuses
-        rather than drop another session's route.
-
-        Raises:
-            TooManyOpenUrls: The router holds as many routes as it may.
-        """
-        ...
-
-    async def extend(self, elicitation_id: str, *, keep: float) -> bool:
-        """Keep the route ``keep`` seconds from now; ``False`` if it is no longer held."""
-        ...
-
-    async def drop(self, elicitation_id: str) -> None:
-        """Forget the route (no notification is sent); nothing happens if it is not held."""
-        ...
-
-    async def complete(self, elicitation_id: str) -> bool:
-        """Tell the asking client; return ``False`` if the id is unknown or expired."""
-        ...
-
 
 class Channel(Protocol):
-    """What an SDK integration provides to ``ask()`` for one tool call."""
+    """What an SDK integration provides to ``ask()`` for one tool call: form transport.
+
+    URL mode's pieces (its reasons, the completion notifier, the session) are the
+    integration's `UrlChannel`, kept apart.
+    """
 
     @property
     def protocol(self) -> str:
@@ -104,23 +56,6 @@ class Channel(Protocol):
             ElicitationFailed: The client answered with an error.
             ElicitationTimeout: No answer within ``within`` seconds.
         """
-        ...
-
-    def why_no_url(self) -> str | None:
-        """Say why this call cannot send the user to a URL, or ``None`` if it can."""
-        ...
-
-    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
-        """Return how to send ``notifications/elicitation/complete`` to this client only."""
-        ...
-
-    @property
-    def session(self) -> AskingSession:
-        """The client session this call belongs to (the one object for all its calls)."""
-        ...
-
-    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
-        """Return the URL-elicitation-required error (-32042) for this URL."""
         ...
 
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
@@ -176,9 +111,10 @@ class ToolRun:
     """One run of one tool body.
 
     Attributes:
-        channel: The integration's channel for this call.
+        channel: The integration's channel for this call (forms, and its errors).
         delivery: How its questions reach the user now (`elicitkit._runtime.delivery`):
             mid-call, replaying, or in a task; changed only by `switch_to`.
+        urls: The integration's URL transport for this call (URL mode mid-call).
         keys: The question keys used so far in this run (a key used twice is an error).
         defaults: How many questions without an explicit key each form has asked so far
             in this run: the next default key's number.
@@ -211,6 +147,7 @@ class ToolRun:
 
     channel: Channel
     delivery: Delivery
+    urls: UrlChannel
     keys: set[str] = field(default_factory=_new_set)
     defaults: dict[str, int] = field(default_factory=_new_dict)
     refuses: Callable[[], str | None] | None = None

@@ -32,19 +32,27 @@ from elicitkit._runtime.retries import kept_values
 from elicitkit.errors import InvalidContent
 
 
-class Reasons(Protocol):
-    """Why a call cannot show forms or open a URL (a channel, or the delivery before)."""
+class FormReasons(Protocol):
+    """Why a call cannot show forms (its channel, or the delivery before)."""
 
     def why_no_forms(self) -> str | None:
         """See `elicitkit._runtime.context.Channel.why_no_forms`."""
         ...
 
+
+class UrlReasons(Protocol):
+    """Why a call cannot open a URL (its URL channel, or the delivery before)."""
+
     def why_no_url(self) -> str | None:
-        """See `elicitkit._runtime.context.Channel.why_no_url`."""
+        """See `elicitkit._runtime.url_routes.UrlChannel.why_no_url`."""
         ...
 
 
-class FormSender(Reasons, Protocol):
+class Reasons(FormReasons, UrlReasons, Protocol):
+    """Why a call cannot show forms or open a URL."""
+
+
+class FormSender(FormReasons, Protocol):
     """What a mid-call delivery sends through: a channel's ``send``."""
 
     async def send(
@@ -116,15 +124,16 @@ class MidCall:
     replay: Replay | None = None
     in_task: bool = False
 
-    def __init__(self, channel: FormSender) -> None:
-        """Send through ``channel``."""
+    def __init__(self, channel: FormSender, urls: UrlReasons) -> None:
+        """Send through ``channel``; ``urls`` says whether a URL can be opened."""
         self._channel = channel
+        self._urls = urls
 
     def why_no_forms(self) -> str | None:
         return self._channel.why_no_forms()
 
     def why_no_url(self) -> str | None:
-        return self._channel.why_no_url()
+        return self._urls.why_no_url()
 
     async def send(
         self, params: dict[str, Any], within: float | None, key: str

@@ -31,7 +31,7 @@ class InTask(MidCall):
 
     def __init__(self, engine: TaskEngine, task_id: str, call: Channel) -> None:
         """Ask through ``engine``'s task ``task_id``; errors surface through ``call``."""
-        super().__init__(call)
+        super().__init__(call, self)  # URLs: refused by this delivery (`why_no_url`)
         self._engine = engine
         self._task_id = task_id
         self._call = call

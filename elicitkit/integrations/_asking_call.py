@@ -29,13 +29,14 @@ from elicitkit._compat import BaseExceptionGroup
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
-from elicitkit._runtime.context import CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.delivery import MidCall, Replaying
 from elicitkit._runtime.model_listing import HandedToModel
 from elicitkit._runtime.steps import CALL_TAG, observe, observers
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.tasks import Detachable
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter
 from elicitkit.errors import ElicitError
 from elicitkit.integrations._answer_form import Companion, corrections_of
 from elicitkit.integrations._channel import SdkChannel
@@ -138,7 +139,8 @@ class AskingCall:
         channel = SdkChannel(ctx, modern=modern, host=host)
         return ToolRun(
             channel,
-            MidCall(channel) if replay is None else Replaying(replay, channel),
+            MidCall(channel, channel) if replay is None else Replaying(replay, channel),
+            channel,
             # Worked out by the first ask() only: a call that never asks never reads it.
             refuses=functools.partial(host.refusal, ctx),
             target=_target(ctx),
