@@ -52,7 +52,7 @@ WHAT_IFS = ("as is", "no-store", "free-replays", "both")
 def phases(asks: list[int], *, quick: bool = False) -> None:
     """Print elicitkit's steps inside real rounds: µs per dialogue, and calls per dialogue."""
     from elicitkit._replay import once, state  # noqa: PLC0415  (only this diagnostic reads internals)
-    from elicitkit._runtime import asking  # noqa: PLC0415
+    from elicitkit._runtime import answers, asking, delivery  # noqa: PLC0415
     from elicitkit.integrations import _asking_call as asking_call  # noqa: PLC0415
     from elicitkit.integrations import mcp as integration  # noqa: PLC0415
 
@@ -69,8 +69,8 @@ def phases(asks: list[int], *, quick: bool = False) -> None:
         (state.Replay, "next_state", "replay state: write (in ask())"),
         (state, "_encode", "  its text (zlib above 1 KiB)"),
         (asking, "prepare", "ask(): prepare the question"),
-        (asking, "_rebuilt", "ask(): rebuild a carried answer"),
-        (asking, "typed_result", "ask(): decode a new answer"),
+        (delivery, "rebuilt", "ask(): rebuild a carried answer"),
+        (answers, "typed_result", "ask(): decode a new answer"),
         (asking_call, "_elicit_request", "the InputRequiredResult's request models"),
     ]
     for owner, name, label in timed:
