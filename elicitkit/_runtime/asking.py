@@ -158,7 +158,7 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
 
         log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
         try:
-            result = await delivery.ask(Asked(form, question))
+            result = await run.delivery.ask(asked)
         except Rejected as rejected:
             invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
             if attempt >= retries:
@@ -166,6 +166,7 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
                 raise rejected.error from None
             attempt += 1
             question = _again(run, form.spec, base, rejected, attempt)
+            asked = Asked(form, question)
             continue
         except ElicitError as error:
             log.outcome(_outcome_of(error), invalid_fields)
