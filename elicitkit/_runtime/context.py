@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import RoundLease
+from elicitkit._replay.state import Replay, WireQuestion
 from elicitkit._replay.store import Claim
-from elicitkit._runtime.result import surface_through
+from elicitkit._runtime.answers import Asked
+from elicitkit._runtime.result import ElicitResultTyped, surface_through
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel
 from elicitkit.errors import ElicitError, FormDefinitionError
-
-if TYPE_CHECKING:
-    from elicitkit._runtime.delivery import Delivery
 
 
 class Channel(Protocol):
@@ -66,6 +65,95 @@ class Channel(Protocol):
         error escapes an entry point (`elicitkit._runtime.entry`), so it may see an error
         twice (``confirm()`` asks through ``ask()``): surfacing one again changes nothing.
         """
+        ...
+
+
+class Delivery(Protocol):
+    """How the questions of a call reach the user, and their answers come back.
+
+    One object per mode: `elicitkit._runtime.delivery` (mid-call, replaying) and
+    `elicitkit._runtime.task_delivery` (in a task); what a way of asking does differently
+    per mode is a method here, not a test of the mode.
+
+    Attributes:
+        replay: The answers carried into this round (the replaying mode), or ``None``
+            where questions wait for their answers. Read by what keeps a round's state
+            (durable steps, the end of the round), never to choose how to ask.
+        in_task: The call goes on as a task (``go_async()``): it answers no round any more.
+    """
+
+    @property
+    def replay(self) -> Replay | None: ...
+    @property
+    def in_task(self) -> bool: ...
+
+    def why_no_forms(self) -> str | None:
+        """Why this call cannot show forms now (see `Channel.why_no_forms`), or ``None``."""
+        ...
+
+    def why_no_url(self) -> str | None:
+        """Why this call cannot send the user to a URL now, or ``None``."""
+        ...
+
+    def carried(self, asked: Asked) -> ElicitResultTyped[Any] | None:
+        """The accepted answer an earlier round carried for ``asked``, or ``None``.
+
+        ``ask()``'s shortcut: most asks of a long dialogue were answered, and logged, in
+        an earlier round.
+        """
+        ...
+
+    def fresh(self, question: WireQuestion) -> bool:
+        """Whether ``question``'s outcome is news (not carried from an earlier round)."""
+        ...
+
+    def seconds(self, started: float) -> float | None:
+        """Seconds the user took to answer a question asked at ``started`` (monotonic)."""
+        ...
+
+    async def ask(self, asked: Asked) -> ElicitResultTyped[Any]:
+        """Ask one question once, and decode its answer.
+
+        Raises:
+            Rejected: The answer does not fit the form.
+            NeedInput: Not answered yet: the round ends with the question.
+        """
+        ...
+
+    async def ask_all(self, asked: Sequence[Asked]) -> tuple[ElicitResultTyped[Any], ...]:
+        """Ask several questions (``ask_all()``), and decode their answers in order.
+
+        A question already ``answered`` is not asked. The first invalid answer raises its
+        `InvalidContent`; nothing is asked again.
+
+        Raises:
+            NeedInput: Some are not answered yet: the round ends with all of them.
+        """
+        ...
+
+    async def ask_url(
+        self,
+        run: ToolRun,
+        message: str,
+        url: str | Callable[[str], str],
+        *,
+        elicitation_id: str | None,
+        timeout: float | None,
+        completed: Callable[[str], Awaitable[bool]] | None,
+        key: str | None,
+        model: bool,
+    ) -> ElicitResultTyped[str]:
+        """Send the user to a page (``ask_url()``; see `elicitkit._runtime.url_mode`)."""
+        ...
+
+    async def require_url(
+        self, run: ToolRun, message: str, url: str, *, elicitation_id: str | None, key: str | None
+    ) -> NoReturn:
+        """End the call by sending the user to a page (``require_url()``)."""
+        ...
+
+    def for_the_model(self, limits: ReplayLimits) -> Delivery:
+        """The delivery once a question goes to the model: a replaying one (this, if it is)."""
         ...
 
 

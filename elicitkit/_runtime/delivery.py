@@ -1,6 +1,7 @@
-"""How a call's questions reach the user: one small interface, one object per mode.
+"""How a call's questions reach the user: one object per mode, behind one small interface.
 
-A call asks through exactly one delivery at a time, its run's (`ToolRun.delivery`), and
+The interface is `elicitkit._runtime.context.Delivery` (beside the run that holds one). A
+call asks through exactly one delivery at a time, its run's (`ToolRun.delivery`), and
 switches it in one call (`ToolRun.switch_to`) when the way changes:
 
 ========================  ===============================================================
@@ -23,15 +24,22 @@ prepared (`elicitkit._runtime.asking.prepare`), whatever the mode.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, NoReturn, Protocol
 
 import elicitkit._clock as clock
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.state import Replay, WireQuestion
 from elicitkit._runtime.answers import Asked, Rejected, need_input, rebuilt, replayed, typed_result
+from elicitkit._runtime.context import Delivery, ToolRun
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.retries import kept_values
+from elicitkit._runtime.url_mode import (
+    ask_url_by_replay,
+    ask_url_mid_call,
+    require_url_by_replay,
+    require_url_mid_call,
+)
 from elicitkit.errors import InvalidContent
 
 
@@ -62,62 +70,6 @@ class FormSender(FormReasons, Protocol):
         self, params: dict[str, Any], within: float | None, *, key: str | None = None
     ) -> Mapping[str, Any]:
         """See `elicitkit._runtime.context.Channel.send`."""
-        ...
-
-
-class Delivery(Reasons, Protocol):
-    """How the questions of a call reach the user, and their answers come back.
-
-    Attributes:
-        replay: The answers carried into this round (the replaying mode), or ``None``
-            where questions wait for their answers. Read by what keeps a round's state
-            (durable steps, the end of the round), never to choose how to ask.
-        in_task: The call goes on as a task (``go_async()``): it answers no round any more.
-    """
-
-    @property
-    def replay(self) -> Replay | None: ...
-    @property
-    def in_task(self) -> bool: ...
-
-    def carried(self, asked: Asked) -> ElicitResultTyped[Any] | None:
-        """The accepted answer an earlier round carried for ``asked``, or ``None``.
-
-        ``ask()``'s shortcut: most asks of a long dialogue were answered, and logged, in
-        an earlier round.
-        """
-        ...
-
-    def fresh(self, question: WireQuestion) -> bool:
-        """Whether ``question``'s outcome is news (not carried from an earlier round)."""
-        ...
-
-    def seconds(self, started: float) -> float | None:
-        """Seconds the user took to answer a question asked at ``started`` (monotonic)."""
-        ...
-
-    async def ask(self, asked: Asked) -> ElicitResultTyped[Any]:
-        """Ask one question once, and decode its answer.
-
-        Raises:
-            Rejected: The answer does not fit the form.
-            NeedInput: Not answered yet: the round ends with the question.
-        """
-        ...
-
-    async def ask_all(self, asked: Sequence[Asked]) -> tuple[ElicitResultTyped[Any], ...]:
-        """Ask several questions (``ask_all()``), and decode their answers in order.
-
-        A question already ``answered`` is not asked. The first invalid answer raises its
-        `InvalidContent`; nothing is asked again.
-
-        Raises:
-            NeedInput: Some are not answered yet: the round ends with all of them.
-        """
-        ...
-
-    def for_the_model(self, limits: ReplayLimits) -> Delivery:
-        """The delivery once a question goes to the model: a replaying one (this, if it is)."""
         ...
 
 
@@ -173,6 +125,27 @@ class MidCall:
             raw = await self.send(question.params, question.timeout, question.key)
             results.append(typed_result(one.form, raw))
         return tuple(results)
+
+    async def ask_url(
+        self,
+        run: ToolRun,
+        message: str,
+        url: str | Callable[[str], str],
+        *,
+        elicitation_id: str | None,
+        timeout: float | None,
+        completed: Callable[[str], Awaitable[bool]] | None,  # noqa: ARG002  (2026 only)
+        key: str | None,
+        model: bool,  # noqa: ARG002  (a question for the model switched to a replay first)
+    ) -> ElicitResultTyped[str]:
+        return await ask_url_mid_call(
+            run, message, url, elicitation_id=elicitation_id, timeout=timeout, key=key
+        )
+
+    async def require_url(
+        self, run: ToolRun, message: str, url: str, *, elicitation_id: str | None, key: str | None
+    ) -> NoReturn:
+        await require_url_mid_call(run, message, url, elicitation_id=elicitation_id, key=key)
 
     def for_the_model(self, limits: ReplayLimits) -> Delivery:
         # The rest of the dialogue runs as on 2026-07-28, across answer_form's calls.
@@ -242,6 +215,40 @@ class Replaying:
         if unanswered:
             raise need_input(replay, tuple(unanswered))
         return tuple(answered)
+
+    async def ask_url(
+        self,
+        run: ToolRun,
+        message: str,
+        url: str | Callable[[str], str],
+        *,
+        elicitation_id: str | None,  # noqa: ARG002  (the id comes from the state)
+        timeout: float | None,
+        completed: Callable[[str], Awaitable[bool]] | None,
+        key: str | None,
+        model: bool,
+    ) -> ElicitResultTyped[str]:
+        return await ask_url_by_replay(
+            run,
+            self.replay,
+            message,
+            url,
+            completed=completed,
+            key=key,
+            timeout=None if model else timeout,
+            model=model,
+        )
+
+    async def require_url(
+        self,
+        run: ToolRun,
+        message: str,
+        url: str,
+        *,
+        elicitation_id: str | None,  # noqa: ARG002  (the id comes from the state)
+        key: str | None,
+    ) -> NoReturn:
+        require_url_by_replay(run, self.replay, message, url, key=key)
 
     def for_the_model(self, limits: ReplayLimits) -> Delivery:  # noqa: ARG002  (the interface's)
         return self

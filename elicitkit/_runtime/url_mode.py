@@ -159,18 +159,28 @@ async def ask_url(
     run, model = _url_run(on_unsupported)
     if model:  # on a 2025 era the dialogue goes on through answer_form
         to_the_model(run)
-    replay = run.delivery.replay
-    if replay is not None:
-        return await _asked_by_replay(
-            run,
-            replay,
-            message,
-            url,
-            completed=completed,
-            key=key,
-            timeout=None if model else timeout,
-            model=model,
-        )
+    return await run.delivery.ask_url(
+        run,
+        message,
+        url,
+        elicitation_id=elicitation_id,
+        timeout=timeout,
+        completed=completed,
+        key=key,
+        model=model,
+    )
+
+
+async def ask_url_mid_call(
+    run: ToolRun,
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    elicitation_id: str | None,
+    timeout: float | None,  # noqa: ASYNC109  (the user's, for the channel)
+    key: str | None,
+) -> ElicitResultTyped[str]:
+    """2025-11-25: the URL request sent mid-call, its completion routed to this session."""
     # Not on the wire mid-call, but claimed all the same: the key is refused here as it
     # would be on 2026-07-28, and keeps the run's keys unique across forms and URLs.
     _claim(run, key, "ask_url()")
@@ -241,13 +251,24 @@ async def require_url(
     """
     check_url(url)
     run, _ = _url_run("raise")
-    replay = run.delivery.replay
-    if replay is not None:
-        # Asked afresh every time: the user comes back here only if the page is not done.
-        question, _ = _url_question(
-            run, replay, message, url, key=key, timeout=None, function="require_url()"
-        )
-        raise need_input(replay, (question,))
+    await run.delivery.require_url(run, message, url, elicitation_id=elicitation_id, key=key)
+
+
+def require_url_by_replay(
+    run: ToolRun, replay: Replay, message: str, url: str, *, key: str | None
+) -> NoReturn:
+    """2026-07-28: the URL goes out as the round's question, asked afresh every time."""
+    # The user comes back here only if the page is not done.
+    question, _ = _url_question(
+        run, replay, message, url, key=key, timeout=None, function="require_url()"
+    )
+    raise need_input(replay, (question,))
+
+
+async def require_url_mid_call(
+    run: ToolRun, message: str, url: str, *, elicitation_id: str | None, key: str | None
+) -> NoReturn:
+    """2025-11-25: end the call with the URL-elicitation-required error (-32042)."""
     _claim(run, key, "require_url()")  # as ask_url() does mid-call
     eid = elicitation_id or new_elicitation_id()
     # The call ends now and the client opens the page: the route outlives the call.
@@ -314,7 +335,7 @@ def _url_run(policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
     return run, False
 
 
-async def _asked_by_replay(
+async def ask_url_by_replay(
     run: ToolRun,
     replay: Replay,
     message: str,
