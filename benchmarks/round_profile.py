@@ -52,7 +52,7 @@ WHAT_IFS = ("as is", "no-store", "free-replays", "both")
 def phases(asks: list[int], *, quick: bool = False) -> None:
     """Print elicitkit's steps inside real rounds: µs per dialogue, and calls per dialogue."""
     from elicitkit._replay import once, state  # noqa: PLC0415  (only this diagnostic reads internals)
-    from elicitkit._runtime import asking  # noqa: PLC0415
+    from elicitkit._runtime import answers, asking, delivery  # noqa: PLC0415
     from elicitkit.integrations import _asking_call as asking_call  # noqa: PLC0415
     from elicitkit.integrations import mcp as integration  # noqa: PLC0415
 
@@ -69,8 +69,8 @@ def phases(asks: list[int], *, quick: bool = False) -> None:
         (state.Replay, "next_state", "replay state: write (in ask())"),
         (state, "_encode", "  its text (zlib above 1 KiB)"),
         (asking, "prepare", "ask(): prepare the question"),
-        (asking, "_rebuilt", "ask(): rebuild a carried answer"),
-        (asking, "typed_result", "ask(): decode a new answer"),
+        (delivery, "rebuilt", "ask(): rebuild a carried answer"),
+        (answers, "typed_result", "ask(): decode a new answer"),
         (asking_call, "_elicit_request", "the InputRequiredResult's request models"),
     ]
     for owner, name, label in timed:
@@ -184,9 +184,10 @@ def _free_replays() -> list[int]:
 
     async def replayed_for_free(tp: Any, message: str | None = None, **kwargs: Any) -> Any:
         run = current_run.get()
-        if run.replay is not None:
+        replay = run.delivery.replay
+        if replay is not None:
             number = run.defaults.get("profile", 0) + 1
-            carried = run.replay.answers.get(f"profile#{number}")
+            carried = replay.answers.get(f"profile#{number}")
             if carried is not None and carried.action == "accept":
                 run.defaults["profile"] = number
                 run.keys.add(f"profile#{number}")

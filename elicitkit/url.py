@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from elicitkit._runtime.context import CompletionRouter
-from elicitkit._runtime.url_mode import (
+from elicitkit._runtime.url_mode import ask_url, new_elicitation_id, require_url
+from elicitkit._runtime.url_routes import (
+    CompletionRouter,
     LocalCompletions,
-    ask_url,
     complete_url,
-    new_elicitation_id,
-    require_url,
     use_completions,
 )
 

@@ -9,7 +9,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
-import elicitkit._runtime.url_mode
+import elicitkit._runtime.url_routes
 from elicitkit import install
 from elicitkit.integrations._sdk_private import state_security
 from elicitkit.integrations.mcp import ElicitkitMiddleware
@@ -22,9 +22,9 @@ KEY = "k" * 40
 @pytest.fixture(autouse=True)
 def _default_completions() -> Iterator[None]:
     """Each test starts with the default router, and leaves it for the tests after it."""
-    use_completions(elicitkit._runtime.url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    use_completions(elicitkit._runtime.url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
     yield
-    use_completions(elicitkit._runtime.url_mode._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    use_completions(elicitkit._runtime.url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
 
 
 def _middleware(server: MCPServer) -> ElicitkitMiddleware:

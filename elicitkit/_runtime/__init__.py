@@ -1,11 +1,15 @@
 """Asking inside a call: what a tool author calls, and the call it runs in.
 
-* `asking`: ``ask()`` and ``ask_all()``; `oneliners`: ``confirm``, ``choose``, ``ask_text``;
-  `missing_arguments`: ``@fill_missing``; `url_mode`: URL mode and its completion routers
-  (`redis_completions` for several processes).
+* `asking`: ``ask()``; `all_at_once`: ``ask_all()``; `oneliners`: ``confirm``, ``choose``,
+  ``ask_text``; `missing_arguments`: ``@fill_missing``; `url_mode`: URL mode, and
+  `url_routes` its completion routers (`redis_completions` for several processes).
+* `delivery`: how a call's questions reach the user, one object per mode (mid-call,
+  replaying; `task_delivery` inside a task), each reading answers with `answers`.
+* `tasks`: ``go_async()``; `task_engine`: the books of every task.
 * `form_functions`: the public ``requested_schema``, ``parse_content`` and ``@form``, whose
   errors reach the client when they run inside a call.
-* `context`: the call an ``ask()`` belongs to, and what an SDK integration provides for it.
+* `context`: the call an ``ask()`` belongs to, and what an SDK integration provides for it
+  (`entry` finds it; `keys` claims its questions' keys).
 * `result`, `retries`, `timeouts`, `question_log`: the typed result, re-asking after an
   invalid answer, the answer clock, one log record per question.
 

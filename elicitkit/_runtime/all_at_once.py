@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast, overload
 
-from elicitkit._replay.state import WireQuestion
-from elicitkit._runtime.asking import (
-    Asked,
-    marked,
-    need_input,
-    prepare,
-    replayed,
-    typed_result,
-)
+from elicitkit._runtime.asking import marked, prepare
 from elicitkit._runtime.context import current_run
 from elicitkit._runtime.entry import asks_a_question, entry_point
 from elicitkit._runtime.result import ElicitResultTyped
 from elicitkit._runtime.unsupported import OnUnsupported, check_policy
 
 T = TypeVar("T")
-
-# A channel's way to send several questions at once (a task's): (params, within, key) each.
-SendAll = Callable[
-    [list[tuple[dict[str, Any], float | None, str]]], Awaitable[list[Mapping[str, Any]]]
-]
 
 
 @dataclass(frozen=True)
@@ -133,47 +120,11 @@ async def _ask_round(
 ) -> tuple[ElicitResultTyped[Any], ...]:
     run = current_run.get()
     prepared = [prepare(run, tp, message, key, policy=policy) for tp, message, key in questions]
-    # Read after preparing: a question handed to the model starts a replay on a 2025 era.
-    channel, replay = run.channel, run.replay
-    # Only a task's channel sends several questions at once; `Channel` does not require it.
-    send_all: SendAll | None = getattr(channel, "send_all", None)
-    if replay is None and send_all is not None and all(a.answered is None for a in prepared):
-        return await _ask_at_once(prepared, send_all)
-    if replay is None:  # handshake eras: one request per question, in order
-        results: list[ElicitResultTyped[Any]] = []
-        for asked in prepared:
-            if asked.answered is not None:
-                results.append(asked.answered)
-                continue
-            question = asked.question
-            raw = await channel.send(question.params, question.timeout, key=question.key)
-            results.append(typed_result(asked.form, raw))
-        return tuple(results)
-    answered: list[ElicitResultTyped[Any]] = []
-    unanswered: list[WireQuestion] = []
-    for asked in prepared:
-        question = asked.question
-        result = (
-            asked.answered if asked.answered is not None else replayed(replay, asked.form, question)
-        )
-        if result is None:
-            unanswered.append(question)
-        else:
-            answered.append(marked(run, question.key, result))
-    if unanswered:
-        raise need_input(replay, tuple(unanswered))
-    return tuple(answered)
-
-
-async def _ask_at_once(
-    prepared: Sequence[Asked], send_all: SendAll
-) -> tuple[ElicitResultTyped[Any], ...]:
-    """Ask every question together through ``send_all`` (a task's ``inputRequests``).
-
-    The answers are decoded in order once all have arrived, so the outcome is the same as
-    asking one after the other: the first invalid answer raises.
-    """
-    raws = await send_all(
-        [(asked.question.params, asked.question.timeout, asked.question.key) for asked in prepared]
+    # Read after preparing: a question handed to the model switches a 2025 era's run to a
+    # replay. Mid-call asks them one after the other, a task all at once, a replay ends
+    # the round with every unanswered one.
+    results = await run.delivery.ask_all(prepared)
+    return tuple(
+        marked(run, asked.question.key, result)
+        for asked, result in zip(prepared, results, strict=True)
     )
-    return tuple(typed_result(asked.form, raw) for asked, raw in zip(prepared, raws, strict=True))

@@ -2,38 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, TypeVar, cast, overload
+from typing import Any, TypeVar, overload
 
 import elicitkit._clock as clock
 from elicitkit._compiler.compiled_forms import CompiledForm, compiled_form
 from elicitkit._compiler.form_spec import FormSpec
 from elicitkit._compiler.overrides import Overrides
-from elicitkit._compiler.prepared_form import PreparedForm, question_digest
-from elicitkit._replay.state import Carried, NeedInput, Replay, WireQuestion
+from elicitkit._compiler.prepared_form import question_digest
+from elicitkit._replay.limits import ReplayLimits
+from elicitkit._replay.state import WireQuestion
+from elicitkit._runtime.answers import Asked, Rejected
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import asks_a_question, entry_point
 from elicitkit._runtime.keys import claim, claim_reask, form_stem
 from elicitkit._runtime.model_listing import ANSWER_TOOL
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
-from elicitkit._runtime.retries import (
-    DEFAULT_RETRIES,
-    check_retries,
-    corrected_params,
-    kept_values,
-)
-from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
+from elicitkit._runtime.retries import DEFAULT_RETRIES, check_retries, corrected_params
+from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
 from elicitkit._runtime.unsupported import OnUnsupported, check_policy, default_content
 from elicitkit.errors import (
     ClientDisconnected,
-    ElicitationFailed,
     ElicitationTimeout,
     ElicitationUnsupported,
     ElicitError,
-    FieldError,
-    InvalidContent,
 )
 from elicitkit.protocol import ProtocolVersion, known_protocol
 
@@ -41,8 +34,6 @@ T = TypeVar("T")
 
 # The grammar a question handed to the model, or answered with its defaults, is read in.
 MODEL_PROTOCOL: ProtocolVersion = "2025-11-25"
-
-_ACTIONS = ("accept", "decline", "cancel")
 
 
 @overload
@@ -141,29 +132,12 @@ async def ask(
     asked = prepare(run, tp, message, key, timeout, overrides=overrides, policy=on_unsupported)
     if asked.answered is not None:
         return asked.answered
-    replay = run.replay
-    if replay is not None:
-        # 2026-07-28: most asks of a long dialogue were answered in an earlier round, and
-        # were logged then; each round returns them straight away.
-        question = asked.question
-        carried = replay.carried(question.key, question.digest)
-        if carried is not None and carried.action == "accept":
-            return marked(run, question.key, _rebuilt(asked.form, carried))
+    # 2026-07-28: most asks of a long dialogue were answered in an earlier round, and were
+    # logged then; each round returns them straight away.
+    carried = run.delivery.carried(asked)
+    if carried is not None:
+        return marked(run, asked.question.key, carried)
     return await ask_until_valid(run, asked, retries)
-
-
-class Asked(NamedTuple):
-    """One question of a call: its prepared form, and the question as it goes on the wire.
-
-    Attributes:
-        form: The form type prepared for this call's protocol version and overrides.
-        question: Its key, digest, params and timeout.
-        answered: Its outcome already, without asking (``on_unsupported="defaults"``).
-    """
-
-    form: PreparedForm
-    question: WireQuestion
-    answered: ElicitResultTyped[Any] | None = None
 
 
 async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitResultTyped[Any]:
@@ -174,24 +148,25 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
     renders it identically. Logs the outcome once, in the round it becomes known.
     """
     form, question = asked.form, asked.question
-    replay = run.replay
+    delivery = run.delivery
     base, attempt = question, 0
     invalid_fields: list[str] = []
     while True:
         # An outcome carried from an earlier round was logged in that round.
-        fresh = replay is None or replay.carried(question.key, question.digest) is None
+        fresh = delivery.fresh(question)
         started = clock.monotonic()
 
         log = _Log(run, question.key, fresh=fresh, started=started, retries=attempt)
         try:
-            result = await _attempt(run, form, question)
-        except _Rejected as rejected:
+            result = await run.delivery.ask(asked)
+        except Rejected as rejected:
             invalid_fields.extend(e.field for e in rejected.error.errors if e.field is not None)
             if attempt >= retries:
                 log.outcome("invalid", invalid_fields)
                 raise rejected.error from None
             attempt += 1
             question = _again(run, form.spec, base, rejected, attempt)
+            asked = Asked(form, question)
             continue
         except ElicitError as error:
             log.outcome(_outcome_of(error), invalid_fields)
@@ -226,46 +201,10 @@ class _Log:
                 mode="model" if self.key in self.run.model_keys else "form",
                 key=self.key,
                 outcome=outcome,
-                seconds=_seconds(self.run.replay, self.started),
+                seconds=self.run.delivery.seconds(self.started),
                 retries=self.retries,
                 invalid_fields=invalid_fields,
             )
-
-
-async def _attempt(
-    run: ToolRun, form: PreparedForm, question: WireQuestion
-) -> ElicitResultTyped[Any]:
-    """Ask ``question`` once (or take its answer from the replay).
-
-    Raises:
-        _Rejected: The answer does not fit the form.
-        NeedInput: 2026-07-28, not answered yet: the run ends with the question.
-    """
-    channel, replay = run.channel, run.replay
-    if replay is None:
-        raw = await channel.send(question.params, question.timeout, key=question.key)
-        try:
-            return typed_result(form, raw)
-        except InvalidContent as error:
-            kept = kept_values(form.spec, raw.get("content"), error.errors, form.protocol)
-            raise _Rejected(error, kept) from None
-    try:
-        answer = replayed(replay, form, question)
-    except InvalidContent as error:
-        carried = replay.carried(question.key, question.digest)
-        raise _Rejected(error, [] if carried is None else carried.kept) from None
-    if answer is None:
-        raise need_input(replay, (question,))
-    return answer
-
-
-def _seconds(replay: Replay | None, started: float) -> float | None:
-    """Seconds the user took: measured mid-call, or since the round that asked (2026)."""
-    if replay is None:
-        return clock.monotonic() - started
-    if replay.asked_at is None:
-        return None
-    return max(0.0, clock.now() - replay.asked_at)
 
 
 def _outcome_of(error: ElicitError) -> str:
@@ -276,17 +215,8 @@ def _outcome_of(error: ElicitError) -> str:
     return "failed"
 
 
-class _Rejected(Exception):  # an internal signal: never escapes ask()
-    """An invalid answer, with the values that passed (to offer again as defaults)."""
-
-    def __init__(self, error: InvalidContent, kept: list[Any]) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.kept = kept
-
-
 def _again(
-    run: ToolRun, spec: FormSpec, base: WireQuestion, rejected: _Rejected, attempt: int
+    run: ToolRun, spec: FormSpec, base: WireQuestion, rejected: Rejected, attempt: int
 ) -> WireQuestion:
     """The re-ask after ``rejected``: the problems in the message, kept values as defaults."""
     params = corrected_params(base.params, spec, rejected.error.errors, rejected.kept)
@@ -294,16 +224,6 @@ def _again(
     if base.key in run.model_keys:  # asked again of the model: its answer is the model's
         run.model_keys.add(key)
     return WireQuestion(key, question_digest(params), params, base.timeout)
-
-
-def need_input(replay: Replay, questions: tuple[WireQuestion, ...]) -> NeedInput:
-    """The signal that ends the run with these questions.
-
-    Raises:
-        TooManyRounds: The dialogue would exceed its rounds (`Replay.next_state`).
-        StateTooLarge: Its state would exceed its size.
-    """
-    return NeedInput(questions, replay.next_state(questions))
 
 
 def prepare(
@@ -323,16 +243,16 @@ def prepare(
         TooManyCheckboxes: 2025-06-18, and a multi-select has too many choices.
         ElicitationUnsupported: The client cannot show forms, and the policy cannot help.
     """
-    channel = run.channel
+    protocol = run.channel.protocol
     compiled = compiled_form(tp)
     if policy is None:
         policy = run.on_unsupported
-    version = known_protocol(channel.protocol)
+    version = known_protocol(protocol)
     try:
         why_not = (
-            f"it speaks MCP {channel.protocol}, which has no elicitation"
+            f"it speaks MCP {protocol}, which has no elicitation"
             if version is None
-            else channel.why_no_forms()
+            else run.delivery.why_no_forms()
         )
     except ElicitationUnsupported:  # the server's own transport setting: no request mid-call
         if policy == "raise":
@@ -377,15 +297,15 @@ def _to_the_model(
     """The question as the model gets it: the 2025-11-25 form, answered through the replay.
 
     Rendered for 2025-11-25 on every era (the grammar the listing describes), with no
-    timeout of its own: the ticket's expiry bounds the wait. On a 2025 era the call starts
-    a replay here, so the rest of the dialogue runs as on 2026-07-28, across the calls of
+    timeout of its own: the ticket's expiry bounds the wait. On a 2025 era the call switches
+    to a replay here, so the rest of the dialogue runs as on 2026-07-28, across the calls of
     ``answer_form``.
     """
     form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
     rendered = form.question(message)
     key = _claim(run, form.spec, key)
     run.model_keys.add(key)
-    run.model_replay()
+    to_the_model(run)
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, None))
 
 
@@ -426,74 +346,6 @@ def _defaulted(
     return Asked(form, question, ElicitResultTyped("accept", value, "defaults"))
 
 
-def replayed(
-    replay: Replay, form: PreparedForm, question: WireQuestion
-) -> ElicitResultTyped[Any] | None:
-    """The answer to ``question`` from the state or the client's retry, or ``None``."""
-    spec = form.spec
-    carried = replay.carried(question.key, question.digest)
-    if carried is not None and carried.action == "invalid":
-        # The same failure as in the round the answer came in, so a tool that catches it
-        # and asks again takes the same path every round.
-        errors = [FieldError(*pair) for pair in carried.values]
-        raise InvalidContent(spec.name, errors)
-    if carried is not None and carried.action == "timeout":
-        raise ElicitationTimeout(timed_out(question.timeout or 0.0))
-    if carried is not None:
-        if carried.action != "accept":
-            return typed_result(form, {"action": carried.action})
-        return _rebuilt(form, carried)
-    raw_answer = replay.response(question.key, question.digest)
-    if raw_answer is None:
-        return None
-    deadline = replay.deadlines.get(question.key)
-    if deadline is not None and clock.now() > deadline:
-        # Too late: the question was withdrawn when its time ran out, whatever the answer.
-        replay.keep(question.key, Carried(question.digest, "timeout"))
-        raise ElicitationTimeout(timed_out(question.timeout or 0.0))
-    try:
-        result = typed_result(form, raw_answer)
-    except InvalidContent as error:
-        problems = [[problem.field, problem.message] for problem in error.errors]
-        kept = kept_values(spec, raw_answer.get("content"), error.errors, form.protocol)
-        replay.keep(question.key, Carried(question.digest, "invalid", problems, kept))
-        raise
-    # Only now, checked, does the answer join the state: its validated wire values only.
-    content = raw_answer.get("content") if result.action == "accept" else None
-    values: list[Any] = []
-    if isinstance(content, Mapping):
-        fields = cast("Mapping[str, Any]", content)
-        values = [fields.get(field.key) for field in spec.fields]
-    replay.keep(question.key, Carried(question.digest, result.action, values))
-    return result
-
-
-def _rebuilt(form: PreparedForm, carried: Carried) -> ElicitResultTyped[Any]:
-    """An accepted answer carried in the state, rebuilt.
-
-    It was checked in the round it arrived (`replayed`), and sealed by the server since,
-    so it is rebuilt from its wire values, not checked again (why that is safe: see
-    ``_compiler.decode.build_rebuilder``). The type's own ``__post_init__`` or validators
-    run again, and may still raise `InvalidContent`.
-    """
-    return ElicitResultTyped("accept", form.rebuild(carried.values))
-
-
-def typed_result(form: PreparedForm, raw: Mapping[str, Any]) -> ElicitResultTyped[Any]:
-    """The client's raw answer to ``form``, decoded.
-
-    Raises:
-        ElicitationFailed: It is not an elicitation result.
-        InvalidContent: It does not fit the form.
-    """
-    action = raw.get("action")
-    if action not in _ACTIONS:
-        raise ElicitationFailed(
-            f"The client's answer to {form.spec.name} is not an elicitation result: its "
-            f"action is {action!r}, not 'accept', 'decline' or 'cancel'."
-        )
-    if action != "accept":
-        return ElicitResultTyped(action, None)
-    content = raw.get("content")
-    # Some clients accept with no content at all; every required field then says so.
-    return ElicitResultTyped("accept", form.decode({} if content is None else content))
+def to_the_model(run: ToolRun) -> None:
+    """Switch ``run`` to the delivery its questions for the model need (a replaying one)."""
+    run.switch_to(run.delivery.for_the_model(run.limits or ReplayLimits()))

@@ -4,73 +4,27 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import RoundLease
-from elicitkit._replay.state import Replay
+from elicitkit._replay.state import Replay, WireQuestion
 from elicitkit._replay.store import Claim
+from elicitkit._runtime.answers import Asked
+from elicitkit._runtime.result import ElicitResultTyped, surface_through
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel
 from elicitkit.errors import ElicitError, FormDefinitionError
-
-Notify = Callable[[], Awaitable[None]]
-"""Sends ``notifications/elicitation/complete`` to the session that asked."""
-
-
-class AskingSession(Protocol):
-    """The client session a URL question was asked in, as a completion router sees it.
-
-    Compared by identity: one object per session, the same for every call in it.
-    """
-
-    def at_end(self, key: object, callback: Callable[[], Awaitable[None]]) -> None:
-        """Run ``callback`` once when the session ends (its client leaves or is closed).
-
-        Only the first callback for a given ``key`` is kept: a router passes itself, so a
-        session that asks 10,000 times holds one callback per router, not 10,000.
-        """
-        ...
-
-
-class CompletionRouter(Protocol):
-    """Where a URL elicitation's completion is routed to the client that started it.
-
-    A route is held from ``register`` until ``complete`` or ``drop`` takes it, its session
-    ends, or it expires; ``ask_url`` drops it itself when the question is declined,
-    cancelled, timed out or fails, and shortens it to the page's time when accepted.
-    """
-
-    async def register(
-        self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
-    ) -> None:
-        """Remember, for ``keep`` seconds, how to tell the asking client it is complete.
-
-        Drop the route when ``session`` ends. Bounded per session and in all: a session
-        over its own bound loses its own oldest route; a router that is full refuses
-        rather than drop another session's route.
-
-        Raises:
-            TooManyOpenUrls: The router holds as many routes as it may.
-        """
-        ...
-
-    async def extend(self, elicitation_id: str, *, keep: float) -> bool:
-        """Keep the route ``keep`` seconds from now; ``False`` if it is no longer held."""
-        ...
-
-    async def drop(self, elicitation_id: str) -> None:
-        """Forget the route (no notification is sent); nothing happens if it is not held."""
-        ...
-
-    async def complete(self, elicitation_id: str) -> bool:
-        """Tell the asking client; return ``False`` if the id is unknown or expired."""
-        ...
 
 
 class Channel(Protocol):
-    """What an SDK integration provides to ``ask()`` for one tool call."""
+    """What an SDK integration provides to ``ask()`` for one tool call: form transport.
+
+    URL mode's pieces (its reasons, the completion notifier, the session) are the
+    integration's `UrlChannel`, kept apart.
+    """
 
     @property
     def protocol(self) -> str:
@@ -103,23 +57,6 @@ class Channel(Protocol):
         """
         ...
 
-    def why_no_url(self) -> str | None:
-        """Say why this call cannot send the user to a URL, or ``None`` if it can."""
-        ...
-
-    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
-        """Return how to send ``notifications/elicitation/complete`` to this client only."""
-        ...
-
-    @property
-    def session(self) -> AskingSession:
-        """The client session this call belongs to (the one object for all its calls)."""
-        ...
-
-    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
-        """Return the URL-elicitation-required error (-32042) for this URL."""
-        ...
-
     def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
         """Return the exception to raise for ``error``.
 
@@ -128,6 +65,95 @@ class Channel(Protocol):
         error escapes an entry point (`elicitkit._runtime.entry`), so it may see an error
         twice (``confirm()`` asks through ``ask()``): surfacing one again changes nothing.
         """
+        ...
+
+
+class Delivery(Protocol):
+    """How the questions of a call reach the user, and their answers come back.
+
+    One object per mode: `elicitkit._runtime.delivery` (mid-call, replaying) and
+    `elicitkit._runtime.task_delivery` (in a task); what a way of asking does differently
+    per mode is a method here, not a test of the mode.
+
+    Attributes:
+        replay: The answers carried into this round (the replaying mode), or ``None``
+            where questions wait for their answers. Read by what keeps a round's state
+            (durable steps, the end of the round), never to choose how to ask.
+        in_task: The call goes on as a task (``go_async()``): it answers no round any more.
+    """
+
+    @property
+    def replay(self) -> Replay | None: ...
+    @property
+    def in_task(self) -> bool: ...
+
+    def why_no_forms(self) -> str | None:
+        """Why this call cannot show forms now (see `Channel.why_no_forms`), or ``None``."""
+        ...
+
+    def why_no_url(self) -> str | None:
+        """Why this call cannot send the user to a URL now, or ``None``."""
+        ...
+
+    def carried(self, asked: Asked) -> ElicitResultTyped[Any] | None:
+        """The accepted answer an earlier round carried for ``asked``, or ``None``.
+
+        ``ask()``'s shortcut: most asks of a long dialogue were answered, and logged, in
+        an earlier round.
+        """
+        ...
+
+    def fresh(self, question: WireQuestion) -> bool:
+        """Whether ``question``'s outcome is news (not carried from an earlier round)."""
+        ...
+
+    def seconds(self, started: float) -> float | None:
+        """Seconds the user took to answer a question asked at ``started`` (monotonic)."""
+        ...
+
+    async def ask(self, asked: Asked) -> ElicitResultTyped[Any]:
+        """Ask one question once, and decode its answer.
+
+        Raises:
+            Rejected: The answer does not fit the form.
+            NeedInput: Not answered yet: the round ends with the question.
+        """
+        ...
+
+    async def ask_all(self, asked: Sequence[Asked]) -> tuple[ElicitResultTyped[Any], ...]:
+        """Ask several questions (``ask_all()``), and decode their answers in order.
+
+        A question already ``answered`` is not asked. The first invalid answer raises its
+        `InvalidContent`; nothing is asked again.
+
+        Raises:
+            NeedInput: Some are not answered yet: the round ends with all of them.
+        """
+        ...
+
+    async def ask_url(
+        self,
+        run: ToolRun,
+        message: str,
+        url: str | Callable[[str], str],
+        *,
+        elicitation_id: str | None,
+        timeout: float | None,
+        completed: Callable[[str], Awaitable[bool]] | None,
+        key: str | None,
+        model: bool,
+    ) -> ElicitResultTyped[str]:
+        """Send the user to a page (``ask_url()``; see `elicitkit._runtime.url_mode`)."""
+        ...
+
+    async def require_url(
+        self, run: ToolRun, message: str, url: str, *, elicitation_id: str | None, key: str | None
+    ) -> NoReturn:
+        """End the call by sending the user to a page (``require_url()``)."""
+        ...
+
+    def for_the_model(self, limits: ReplayLimits) -> Delivery:
+        """The delivery once a question goes to the model: a replaying one (this, if it is)."""
         ...
 
 
@@ -173,9 +199,10 @@ class ToolRun:
     """One run of one tool body.
 
     Attributes:
-        channel: The integration's channel for this call.
-        replay: The answers carried into this run (2026-07-28), or ``None`` on handshake
-            eras, where questions are sent mid-call.
+        channel: The integration's channel for this call (forms, and its errors).
+        delivery: How its questions reach the user now (`elicitkit._runtime.delivery`):
+            mid-call, replaying, or in a task; changed only by `switch_to`.
+        urls: The integration's URL transport for this call (URL mode mid-call).
         keys: The question keys used so far in this run (a key used twice is an error).
         defaults: How many questions without an explicit key each form has asked so far
             in this run: the next default key's number.
@@ -194,7 +221,7 @@ class ToolRun:
         model_keys: The keys of the questions of this dialogue handed to the model (its
             answers come through ``answer_form``): carried in the ticket between rounds.
         limits: The caps of a dialogue, for a replay started mid-run on a 2025 era when a
-            question goes to the model.
+            question goes to the model (`Delivery.for_the_model`).
         call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
             while the kit counts runs (`elicitkit._runtime.steps.observers`).
         lease: The lease a later round holds on its dialogue (2026-07-28), which a step
@@ -204,11 +231,11 @@ class ToolRun:
             cannot: see ``no_tasks``.
         no_tasks: Why this call cannot become a task (completes "the client cannot
             follow a task (...)"), read only when ``detacher`` is ``None``.
-        in_task: ``go_async()`` made this run a task: it answers no round any more.
     """
 
     channel: Channel
-    replay: Replay | None
+    delivery: Delivery
+    urls: UrlChannel
     keys: set[str] = field(default_factory=_new_set)
     defaults: dict[str, int] = field(default_factory=_new_dict)
     refuses: Callable[[], str | None] | None = None
@@ -224,7 +251,6 @@ class ToolRun:
     call_tag: str | None = None
     detacher: Detacher | None = None
     no_tasks: str = "the server cannot run this call as a task"
-    in_task: bool = False
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property
@@ -239,14 +265,13 @@ class ToolRun:
             self._refusal = (None if self.refuses is None else self.refuses(),)
         return self._refusal[0]
 
-    def model_replay(self) -> Replay:
-        """The run's replay, started here on a 2025 era for a question handed to the model.
+    def switch_to(self, delivery: Delivery) -> None:
+        """Ask the rest of the run's questions through ``delivery``.
 
-        The rest of the dialogue then runs as on 2026-07-28, across ``answer_form``'s calls.
+        ``go_async()`` switches to the task's, and a question handed to the model to a
+        replaying one (`Delivery.for_the_model`).
         """
-        if self.replay is None:
-            self.replay = Replay(limits=self.limits or ReplayLimits())
-        return self.replay
+        self.delivery = delivery
 
 
 # What an explicit key of a question or a step may be: it names the answer or the outcome
@@ -345,3 +370,6 @@ def surfaced(error: ElicitError | FormDefinitionError) -> BaseException:
     except LookupError:
         return error
     return run.channel.surface(error)
+
+
+surface_through(surfaced)

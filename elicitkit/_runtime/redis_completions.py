@@ -45,8 +45,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from elicitkit._runtime.context import AskingSession, Notify
-from elicitkit._runtime.url_mode import HoldsRoutes, RouteTable
+from elicitkit._runtime.url_routes import AskingSession, HoldsRoutes, Notify, RouteTable
 
 
 def _millis(seconds: float) -> int:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
-from elicitkit._runtime.context import surfaced
 from elicitkit.errors import ElicitationCancelled, ElicitationDeclined, ElicitError
 
 T = TypeVar("T")
@@ -80,4 +80,20 @@ class ElicitResultTyped(Generic[T]):
     @staticmethod
     def _raised(error: ElicitError) -> BaseException:
         # Uncaught inside a call, the error must reach the client with its message.
-        return surfaced(error)
+        return _surfaced(error)
+
+
+def _as_it_is(error: ElicitError) -> BaseException:
+    return error
+
+
+# Set once, by `elicitkit._runtime.context` when it is imported (before any call can
+# start): the call's channel lives there, and the per-call records it holds (deliveries)
+# return these results, so this module cannot import it.
+_surfaced: Callable[[ElicitError], BaseException] = _as_it_is
+
+
+def surface_through(hook: Callable[[ElicitError], BaseException]) -> None:
+    """Make `ElicitResultTyped.unwrap` raise its error through ``hook`` (the call's)."""
+    global _surfaced  # noqa: PLW0603  (one hook, set once at import)
+    _surfaced = hook

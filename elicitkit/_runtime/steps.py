@@ -138,7 +138,7 @@ async def step(
     problem = _type_problem(fn)
     if problem is not None:
         raise unsupported(key, problem)
-    replay = run.replay
+    replay = run.delivery.replay
     if replay is None:  # 2025 eras: the body runs once
         return await _call(run, key, fn, args, kwargs)
     digest = _digest(fn, args, kwargs)
@@ -225,7 +225,8 @@ def replaying() -> bool:
     call.
     """
     run = call_or_none()  # outside a call too: it is only for logs
-    return run is not None and run.replay is not None and run.replay.rounds > 0
+    replay = None if run is None else run.delivery.replay
+    return replay is not None and replay.rounds > 0
 
 
 async def _call(

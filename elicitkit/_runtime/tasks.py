@@ -8,13 +8,9 @@ on in the background; the client polls the task. What this module does, SDK-free
   can answer the call while the body goes on. Until then the round is an ordinary round:
   its result, its question (``NeedInput``) or its error is the round's. A round cancelled
   before ``go_async()`` cancels its body and waits for it.
-* `TaskEngine` keeps the books of every task in a `TaskStore` (create, get, answer,
-  cancel, finish) and leases each running task to its worker: while the body runs, its
-  worker renews the lease and watches the record for a cancellation.
-* `TaskChannel` is ``ask()``'s channel inside a task: a question becomes an entry of the
-  task's ``inputRequests`` (status ``input_required``) and its answer arrives through
-  ``tasks/update``; ``ask()`` decodes, re-asks and logs exactly as on the eras that ask
-  mid-call, since to ``ask()`` the channel is one that sends and waits.
+* Once the task is created, the run switches to the task's delivery
+  (`elicitkit._runtime.task_delivery.InTask`): its questions go out through ``tasks/get``.
+  The task's books are kept by `elicitkit._runtime.task_engine.TaskEngine`.
 
 What runs once: everything after ``go_async()`` runs exactly once per dialogue. The round
 that reaches ``go_async()`` is the dialogue's final round: its answer, the
@@ -26,49 +22,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import anyio
 
-import elicitkit._clock as clock
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._replay.tasks import (
-    INTERNAL_ERROR,
-    TASKS_EXTENSION,
-    WORKER_LOST,
-    LeasingTaskStore,
-    TaskRecord,
-    TaskStore,
-    lose_worker,
-    wire_task,
-)
-from elicitkit._runtime.context import AskingSession, Channel, ToolRun, current_run
+from elicitkit._replay.tasks import INTERNAL_ERROR, TASKS_EXTENSION, WORKER_LOST, wire_task
+from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point
-from elicitkit._runtime.timeouts import timed_out
-from elicitkit.errors import (
-    ElicitationTimeout,
-    ElicitError,
-    FormDefinitionError,
-    TasksUnsupported,
-)
+from elicitkit._runtime.task_delivery import InTask
+from elicitkit._runtime.task_engine import TaskEngine
+from elicitkit.errors import ElicitError, TasksUnsupported
 
 logger = logging.getLogger("elicitkit")
 
 R = TypeVar("R")
 
-DEFAULT_TASK_TTL = 3600.0
-"""Seconds a task's record lives from its creation, by default: an hour (its ``ttlMs``)."""
-DEFAULT_POLL_INTERVAL = 1.0
-"""Seconds suggested between two polls of a task (its ``pollIntervalMs``)."""
-DEFAULT_TASK_LEASE = 10.0
-"""Seconds a task's worker holds it without renewing (renewed every third of it)."""
-
 
 def _detached_in_step(run: ToolRun, step: str) -> str | None:
     """Why ``go_async()`` cannot run inside step ``step``; inside a task it just says so."""
-    if run.in_task:  # already a task: nothing detaches, and the step is not recorded
+    if run.delivery.in_task:  # already a task: nothing detaches, and the step is not recorded
         return None
     return (
         f"The step {step!r} called go_async(), which a step cannot do: its outcome is "
@@ -105,7 +79,7 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
         StepError: ``go_async()`` was called inside a durable step's function.
     """
     run = current_run.get()
-    if run.in_task:
+    if run.delivery.in_task:
         return True
     if run.detacher is None:
         if required:
@@ -117,364 +91,6 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
         return False
     await run.detacher.detach(run, message)
     return True
-
-
-class TaskGone(ElicitError):
-    """The task's record is gone (expired, or its store lost it) while its body ran."""
-
-
-class TaskEngine:
-    """The books of every task of one server, kept in a `TaskStore`.
-
-    Attributes:
-        store: Where task records live; shared by every worker serving the same clients.
-        ttl: Seconds a record lives from its creation (``None``: unlimited).
-        poll: Seconds suggested between two polls.
-        lease: Seconds a worker holds a running task without renewing.
-    """
-
-    def __init__(
-        self,
-        store: TaskStore,
-        *,
-        ttl: float | None = DEFAULT_TASK_TTL,
-        poll: float = DEFAULT_POLL_INTERVAL,
-        lease: float = DEFAULT_TASK_LEASE,
-    ) -> None:
-        """Keep tasks in ``store``, each living ``ttl`` seconds."""
-        self.store = store
-        self.ttl = ttl
-        self.poll = poll
-        self.lease = lease
-
-    @classmethod
-    def of(cls, store: TaskStore) -> TaskEngine:
-        """An engine for ``store``, with the ``ttl``, ``lease`` and ``poll`` it is set up with.
-
-        Stores carry those settings (a deployment's Redis sets how soon a dead worker is
-        found); a store without them gets the defaults.
-        """
-        ttl: object = getattr(store, "ttl", DEFAULT_TASK_TTL)
-        lease: object = getattr(store, "lease", DEFAULT_TASK_LEASE)
-        poll: object = getattr(store, "poll", DEFAULT_POLL_INTERVAL)
-        return cls(
-            store,
-            ttl=float(ttl) if isinstance(ttl, int | float) else None,
-            lease=float(lease) if isinstance(lease, int | float) else DEFAULT_TASK_LEASE,
-            poll=float(poll) if isinstance(poll, int | float) else DEFAULT_POLL_INTERVAL,
-        )
-
-    async def create(
-        self, *, dialogue: str | None, principal: str | None, message: str | None
-    ) -> TaskRecord:
-        """Create a task (or find the dialogue's) and return it once any worker can get it."""
-        now = clock.now()
-        record = TaskRecord(
-            task_id=secrets.token_urlsafe(16),
-            status="working",
-            created_at=now,
-            updated_at=now,
-            ttl_ms=None if self.ttl is None else round(self.ttl * 1000),
-            poll_ms=max(1, round(self.poll * 1000)),
-            principal=principal,
-            message=message,
-            lease_until=now + self.lease,
-        )
-        return await self.store.create(record, dialogue=dialogue)
-
-    async def get(self, task_id: str, principal: str | None) -> TaskRecord | None:
-        """The task as its caller may see it, or ``None`` (unknown, expired, or another's).
-
-        A task that is not terminal and whose lease lapsed lost its worker: it is marked
-        ``failed`` (`WORKER_LOST`) first (by a `LeasingTaskStore` itself, on its clock).
-        """
-        record = await self.store.get(task_id)
-        if record is None or not _same_principal(record, principal):
-            return None
-        # The protocol check last: it costs about 15 µs, and most records are not lapsed.
-        if (
-            not record.terminal
-            and record.lease_until < clock.now()
-            and not isinstance(self.store, LeasingTaskStore)
-        ):
-            record = await self.store.change(task_id, _lost_worker)
-        return record
-
-    async def answer(
-        self, task_id: str, principal: str | None, responses: Mapping[str, Any]
-    ) -> bool:
-        """Take the answers to outstanding questions; ignore any other key.
-
-        Returns ``False`` if there is no such task for this caller.
-        """
-
-        def take(record: TaskRecord) -> bool:
-            changed = False
-            for key, response in responses.items():
-                # Only outstanding questions: unknown, answered or withdrawn keys are
-                # ignored, as the extension says. One lookup per key: linear.
-                if key in record.questions and isinstance(response, Mapping):
-                    del record.questions[key]
-                    record.answers[key] = dict(response)  # pyright: ignore[reportUnknownArgumentType]
-                    changed = True
-            return changed
-
-        record = await self.get(task_id, principal)
-        if record is None:
-            return False
-        if not record.terminal:
-            await self.store.change(task_id, take)
-        return True
-
-    async def cancel(self, task_id: str, principal: str | None) -> bool:
-        """Ask the task's worker to cancel it; ``False`` if there is no such task."""
-
-        def flag(record: TaskRecord) -> bool:
-            if record.terminal or record.cancel:
-                return False
-            record.cancel = True
-            return True
-
-        record = await self.get(task_id, principal)
-        if record is None:
-            return False
-        await self.store.change(task_id, flag)
-        return True
-
-    async def ask(
-        self, task_id: str, key: str, request: dict[str, Any], within: float | None
-    ) -> dict[str, Any]:
-        """Put a question to the client through the task and wait for its answer.
-
-        Raises:
-            TimeoutError: No answer within ``within`` seconds (the question is withdrawn).
-            TaskGone: The task's record is gone.
-        """
-
-        def put(record: TaskRecord) -> bool:
-            record.questions[key] = request
-            return True
-
-        def withdraw(record: TaskRecord) -> bool:
-            return record.questions.pop(key, None) is not None
-
-        if await self.store.change(task_id, put) is None:
-            raise TaskGone(_GONE)
-        deadline = None if within is None else clock.monotonic() + within
-        try:
-            return await self._answer(task_id, key, deadline)
-        except BaseException:
-            # Timed out, cancelled or gone: the question is withdrawn from inputRequests.
-            with anyio.CancelScope(shield=True):
-                await self.store.change(task_id, withdraw)
-            raise
-
-    async def _answer(self, task_id: str, key: str, deadline: float | None) -> dict[str, Any]:
-        """Wait for the answer to question ``key``, and take it."""
-
-        def take(record: TaskRecord) -> bool:
-            return record.answers.pop(key, None) is not None
-
-        while True:
-            record = await self.store.get(task_id)
-            if record is None:
-                raise TaskGone(_GONE)
-            answer = record.answers.get(key)
-            if answer is not None:
-                await self.store.change(task_id, take)
-                return answer
-            left = self.lease if deadline is None else deadline - clock.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            # Woken by any change of the record; the lease bounds a wake-up lost in transit.
-            await self.store.wait(task_id, min(left, self.lease))
-
-    async def finish(
-        self,
-        task_id: str,
-        *,
-        result: dict[str, Any] | None = None,
-        error: Mapping[str, Any] | None = None,
-        cancelled: bool = False,
-    ) -> None:
-        """Record the task's end: its result, its JSON-RPC error, or its cancellation."""
-
-        def end(record: TaskRecord) -> bool:
-            if record.terminal:
-                return False
-            record.questions.clear()
-            record.answers.clear()
-            if cancelled:
-                record.status = "cancelled"
-                record.message = "The task was cancelled."
-            elif error is not None:
-                record.status = "failed"
-                record.error = dict(error)
-                record.message = str(error.get("message", "The task failed."))
-            else:
-                record.status = "completed"
-                record.result = result or {}
-                record.message = None  # "Rendering..." would no longer be true
-            return True
-
-        await self.store.change(task_id, end)
-
-    async def hold(self, task_id: str, cancel: anyio.CancelScope) -> str:
-        """While the body runs: renew its lease, and cancel it when the client asks.
-
-        Runs until it cancels the body, and returns why: ``"cancel"`` (the client asked),
-        ``"ended"`` (the task is terminal already: its lease lapsed and it was reported
-        ``failed``, say), ``"gone"`` (its record is gone) or ``"lost"`` (the store did not
-        answer for a whole lease, so the task may be judged lost any moment: the body
-        stops rather than run on unseen).
-        """
-        leasing = self.store if isinstance(self.store, LeasingTaskStore) else None
-
-        def renew(record: TaskRecord) -> bool:
-            record.lease_until = clock.now() + self.lease
-            return True
-
-        renew_every = self.lease / 3
-        # The store granted the first lease at creation, just before the holder started.
-        held_since = renewed = clock.monotonic()
-        while True:
-            try:
-                if leasing is not None and clock.monotonic() - renewed >= renew_every:
-                    # Read before asking: the store's lease starts after this moment, so
-                    # the body stops (below) no later than the store judges it lost.
-                    asked = clock.monotonic()
-                    # No longer than the lease it still holds: a store that hangs past
-                    # it stops the body in time (below).
-                    with anyio.fail_after(max(0.001, held_since + self.lease - asked)):
-                        record = await leasing.renew(task_id, self.lease)
-                    held_since = renewed = asked
-                else:
-                    record = await self.store.get(task_id)
-                    if leasing is None and (
-                        clock.monotonic() - renewed >= renew_every
-                        or (
-                            record is not None
-                            and record.lease_until - clock.now() < renew_every * 2
-                        )
-                    ):
-                        await self.store.change(task_id, renew, wake=False)  # nobody's news
-                        renewed = clock.monotonic()
-                    held_since = renewed if leasing is not None else clock.monotonic()
-            except Exception as error:  # noqa: BLE001  (a store that fails: retried below)
-                record = None
-                if clock.monotonic() - held_since >= self.lease:
-                    logger.error(  # noqa: TRY400  (one line per task)
-                        "elicitkit stopped task %s: its store (%s) did not renew its lease "
-                        "for %s s (%s)",
-                        task_id,
-                        type(self.store).__name__,
-                        self.lease,
-                        error,
-                    )
-                    cancel.cancel()
-                    return "lost"
-                await clock.sleep(min(renew_every, 0.5))
-                continue
-            if record is None:
-                logger.warning(
-                    "elicitkit stopped task %s: its record is gone (it expired, or the task "
-                    "store lost it, e.g. a Redis restarted empty)",
-                    task_id,
-                )
-                cancel.cancel()
-                return "gone"
-            if record.terminal or record.cancel:
-                cancel.cancel()
-                return "ended" if record.terminal else "cancel"
-            try:
-                with clock.move_on_after(renew_every):  # the store's own timeout may be longer
-                    await self.store.wait(task_id, renew_every)
-            except Exception:  # noqa: BLE001  (the next renewal finds the store out)
-                await clock.sleep(min(renew_every, 0.5))
-
-
-def _same_principal(record: TaskRecord, principal: str | None) -> bool:
-    # A task made by an authenticated caller is that caller's alone; unauthenticated
-    # servers bind nothing (the task id, 128 random bits, is the bearer name).
-    return record.principal is None or secrets.compare_digest(record.principal, principal or "")
-
-
-def _lost_worker(record: TaskRecord) -> bool:
-    if record.terminal or record.lease_until >= clock.now():
-        return False
-    lose_worker(record)
-    return True
-
-
-_GONE = (
-    "The task's record is gone (it outlived its time to live, or the task store lost it), "
-    "so nobody can see or answer it any more; the task stops."
-)
-
-
-class TaskChannel:
-    """``ask()``'s channel inside a task: questions go out through ``tasks/get``."""
-
-    def __init__(self, engine: TaskEngine, task_id: str, call: Channel) -> None:
-        """Ask through ``engine``'s task ``task_id``; the rest is the call's ``call``."""
-        self._engine = engine
-        self._task_id = task_id
-        self._call = call
-        self._why_not = call.why_no_forms()  # read while the call's request is current
-
-    @property
-    def protocol(self) -> str:
-        return self._call.protocol
-
-    def why_no_forms(self) -> str | None:
-        return self._why_not
-
-    async def send(
-        self, params: dict[str, Any], within: float | None, *, key: str | None = None
-    ) -> Mapping[str, Any]:
-        # ask() claims a key unique in the run for each question and each re-ask, and the
-        # run is the task's whole life after go_async(): so it is unique for the task's
-        # lifetime, as the extension requires. (A caller without a key gets a random one.)
-        key = key or "q-" + secrets.token_urlsafe(8)
-        try:
-            return await self._engine.ask(
-                self._task_id, key, {"method": "elicitation/create", "params": params}, within
-            )
-        except TimeoutError:
-            raise self.surface(ElicitationTimeout(timed_out(within or 0.0))) from None
-
-    async def send_all(
-        self, questions: list[tuple[dict[str, Any], float | None, str]]
-    ) -> list[Mapping[str, Any]]:
-        """Ask ``questions`` (params, within, key) at once: ``ask_all()`` in a task.
-
-        All of them are outstanding together, and answered in any order.
-        """
-        answers: list[Mapping[str, Any]] = [{} for _ in questions]
-
-        async def one(index: int, params: dict[str, Any], within: float | None, key: str) -> None:
-            answers[index] = await self.send(params, within, key=key)
-
-        async with anyio.create_task_group() as group:
-            for index, (params, within, key) in enumerate(questions):
-                group.start_soon(one, index, params, within, key)
-        return answers
-
-    def why_no_url(self) -> str | None:
-        return "elicitkit does not ask URL questions inside a task yet"
-
-    def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
-        return self._call.completion_notifier(elicitation_id)
-
-    @property
-    def session(self) -> AskingSession:
-        return self._call.session
-
-    def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
-        return self._call.url_required(message, url, elicitation_id)
-
-    def surface(self, error: ElicitError | FormDefinitionError) -> BaseException:
-        return self._call.surface(error)
 
 
 class Detachable(Generic[R]):
@@ -537,10 +153,8 @@ class Detachable(Generic[R]):
             raise run.channel.surface(ElicitError(_NOT_CREATED)) from None
         self._task_id = record.task_id
         self._start_holding(record.task_id)
-        run.channel = TaskChannel(self._engine, record.task_id, run.channel)
-        run.replay = None  # from here on, the body runs once: questions wait for answers
-        run.steps = None
-        run.in_task = True
+        # From here on, the body runs once: its questions wait for answers in the task.
+        run.switch_to(InTask(self._engine, record.task_id, run.channel))
         self._outcome = (self._created({"resultType": "task", **wire_task(record)}),)
         self._handed.set()
 

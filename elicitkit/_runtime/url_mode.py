@@ -5,36 +5,16 @@ MCP 2025-11-25 added ``mode: "url"``: the client opens (or offers) a URL with an
 model. The user's consent comes back as the request's result; the page itself finishes
 later, and the server then tells the client with ``notifications/elicitation/complete``.
 
-Completion is routed through a `CompletionRouter`: ``ask_url`` registers, for its
-elicitation id, how to notify the one session that asked; the author's web callback
-calls `complete_url` with the id. `LocalCompletions` keeps the routes in this process;
-servers run as several processes use `elicitkit.url.RedisCompletions`.
-
-Each server has its router: ``install(server, completions=...)``; without one, the server
-uses a `RedisCompletions` at ``ELICITKIT_REDIS_URL`` when that is set, else the process
-default (`use_completions`, itself a `LocalCompletions` unless chosen), looked up at each
-call. ``ask_url`` registers with the router of the server whose call it runs in. The web
-callback runs outside any call, so `complete_url` without a router tries the process
-default and then every router a server was installed with, until one knows the id (ids are
-unguessable and unique, so at most one does); ``complete_url(id, completions=router)``
-asks that one only.
-
-Routes are bounded so that no client can push out another's (issue 18): a route is dropped
-when its question is declined, cancelled or times out, when its session ends, and after its
-page's time (the question's ``timeout`` again, from acceptance); one session holds at most
-``max_per_session`` (its own oldest goes), and a full router refuses new questions rather
-than drop another session's route.
+Completion is routed to the client that asked by the call's server's `CompletionRouter`
+(`elicitkit._runtime.url_routes`), which ``ask_url`` registers with.
 """
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import secrets
-import weakref
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 import anyio
@@ -43,280 +23,22 @@ import elicitkit._clock as clock
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.state import Carried, Replay, WireQuestion
-from elicitkit._runtime.asking import need_input
-from elicitkit._runtime.context import (
-    AskingSession,
-    Channel,
-    CompletionRouter,
-    Notify,
-    ToolRun,
-    current_run,
-)
+from elicitkit._runtime.answers import need_input
+from elicitkit._runtime.asking import to_the_model
+from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point, sends_to_a_page
 from elicitkit._runtime.keys import URL_STEM, URL_SUBJECT, claim
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit.errors import ElicitationUnsupported, ElicitError, TooManyOpenUrls
-
-_SWEEP_EVERY = 60.0
-"""Seconds between sweeps of expired routes as routes are added (and whenever full)."""
-
-
-@dataclass
-class _Route:
-    until: float  # clock.monotonic() deadline
-    notify: Notify
-    session: AskingSession
-
-
-class RouteTable:
-    """The routes one process holds: expiring, bounded per session and in all.
-
-    Shared by `LocalCompletions` and `RedisCompletions` (whose notifiers live in the process
-    that holds the session). A session over ``max_per_session`` loses its own oldest route;
-    a full table refuses a new one (`TooManyOpenUrls`) instead of dropping another
-    session's: that eviction let one client's flood of questions silently break another
-    user's open page.
-    """
-
-    def __init__(self, max_routes: int, max_per_session: int) -> None:
-        """Hold up to ``max_routes``, at most ``max_per_session`` of them for one session."""
-        for name, value in (("max_routes", max_routes), ("max_per_session", max_per_session)):
-            given = cast("object", value)  # checked at run time: callers may pass anything
-            if isinstance(given, bool) or not isinstance(given, int) or given < 1:
-                raise ValueError(
-                    f"A completion router's {name} must be a whole number of routes, at least "
-                    f"1, not {value!r}."
-                )
-        self.max_routes = max_routes
-        self.max_per_session = max_per_session
-        self._routes: dict[str, _Route] = {}
-        # Each session's ids, oldest first (a dict as an ordered set).
-        self._sessions: dict[AskingSession, dict[str, None]] = {}
-        self._next_sweep = clock.monotonic() + _SWEEP_EVERY
-
-    def __len__(self) -> int:
-        """How many routes are held, counting expired ones not swept yet."""
-        return len(self._routes)
-
-    def add(
-        self, elicitation_id: str, notify: Notify, keep: float, session: AskingSession
-    ) -> tuple[list[str], bool]:
-        """Hold a route; return the ids dropped to make room, and whether the session is new.
-
-        Raises:
-            TooManyOpenUrls: The table is full (nothing was dropped).
-        """
-        now = clock.monotonic()
-        dropped = self.sweep(now) if now >= self._next_sweep else []
-        if elicitation_id in self._routes:  # the author reused an id: the new route wins
-            self._remove(elicitation_id)
-            dropped.append(elicitation_id)
-        # The session's own oldest route makes room: never another session's.
-        own = self._sessions.get(session, {})
-        while len(own) >= self.max_per_session:
-            oldest = next(iter(own))
-            self._remove(oldest)
-            dropped.append(oldest)
-        if len(self._routes) >= self.max_routes:
-            dropped.extend(self.sweep(now))
-            if len(self._routes) >= self.max_routes:
-                raise TooManyOpenUrls(
-                    f"The server already holds {self.max_routes:,} open URL elicitations, the "
-                    "limit of its completion router (max_routes), so it cannot send the user "
-                    "to this page: the open ones are kept rather than dropped for this one. "
-                    "Try again once some are done, or give the router a larger max_routes."
-                )
-        self._routes[elicitation_id] = _Route(now + keep, notify, session)
-        found = self._sessions.get(session)  # looked up again: the sweeps may have emptied it
-        if found is None:
-            found = self._sessions[session] = {}
-        found[elicitation_id] = None
-        return dropped, len(found) == 1
-
-    def take(self, elicitation_id: str) -> Notify | None:
-        """Remove the route and return its notifier, or ``None`` if absent or expired."""
-        route = self._routes.get(elicitation_id)
-        if route is None:
-            return None
-        self._remove(elicitation_id)
-        return route.notify if route.until >= clock.monotonic() else None
-
-    def extend(self, elicitation_id: str, keep: float) -> bool:
-        """Keep the route ``keep`` seconds from now; ``False`` if absent or expired."""
-        route = self._routes.get(elicitation_id)
-        now = clock.monotonic()
-        if route is None or route.until < now:
-            return False
-        route.until = now + keep
-        return True
-
-    def drop(self, elicitation_id: str) -> bool:
-        """Remove the route; whether it was held."""
-        if elicitation_id not in self._routes:
-            return False
-        self._remove(elicitation_id)
-        return True
-
-    def drop_session(self, session: AskingSession) -> list[str]:
-        """Remove every route of ``session``; return their ids."""
-        ids = list(self._sessions.pop(session, ()))
-        for elicitation_id in ids:
-            del self._routes[elicitation_id]
-        return ids
-
-    def sweep(self, now: float) -> list[str]:
-        """Remove the expired routes; return their ids."""
-        self._next_sweep = now + _SWEEP_EVERY
-        expired = [key for key, route in self._routes.items() if route.until < now]
-        for elicitation_id in expired:
-            self._remove(elicitation_id)
-        return expired
-
-    def _remove(self, elicitation_id: str) -> None:
-        route = self._routes.pop(elicitation_id)
-        own = self._sessions[route.session]
-        del own[elicitation_id]
-        if not own:  # a session with no routes holds nothing here
-            del self._sessions[route.session]
-
-
-class HoldsRoutes:
-    """A router whose routes (in this process) live in a bounded `RouteTable`."""
-
-    _table: RouteTable
-
-    @property
-    def max_routes(self) -> int:
-        """How many open URL elicitations it holds at most (in this process)."""
-        return self._table.max_routes
-
-    @property
-    def max_per_session(self) -> int:
-        """How many open URL elicitations one session holds at most."""
-        return self._table.max_per_session
-
-    def __len__(self) -> int:
-        """How many routes it holds now (expired ones are not counted)."""
-        self._table.sweep(clock.monotonic())
-        return len(self._table)
-
-    async def _deliver(self, elicitation_id: str) -> bool:
-        """Take the route held here and notify its session: whether the session was told."""
-        notify = self._table.take(elicitation_id)
-        if notify is None:
-            return False
-        try:
-            await notify()
-        except Exception:  # noqa: BLE001  (the client left: nobody to tell)
-            return False
-        return True
-
-
-class LocalCompletions(HoldsRoutes):
-    """A `CompletionRouter` for a server that runs as one process (the default).
-
-    Bounded: a route lasts as long as its question needs it (see `ask_url`) and is dropped
-    when its session ends; one session holds at most ``max_per_session`` routes (its own
-    oldest goes first), and all sessions together at most ``max_routes`` (then a new
-    ``ask_url`` is refused with `elicitkit.errors.TooManyOpenUrls`, and no other session's
-    route is dropped for it).
-    """
-
-    def __init__(self, max_routes: int = 10_000, *, max_per_session: int = 16) -> None:
-        """Hold up to ``max_routes`` open URL elicitations, ``max_per_session`` per session.
-
-        Raises:
-            ValueError: A limit is not a whole number of at least 1.
-        """
-        self._table = RouteTable(max_routes, max_per_session)
-
-    async def register(
-        self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
-    ) -> None:
-        """Remember the route (see `CompletionRouter.register`).
-
-        Raises:
-            TooManyOpenUrls: It holds ``max_routes`` routes already.
-        """
-        _, new = self._table.add(elicitation_id, notify, keep, session)
-        if new:
-            session.at_end(self, functools.partial(self._session_ended, session))
-
-    async def extend(self, elicitation_id: str, *, keep: float) -> bool:
-        """Keep the route ``keep`` seconds from now (see `CompletionRouter.extend`)."""
-        return self._table.extend(elicitation_id, keep)
-
-    async def drop(self, elicitation_id: str) -> None:
-        """Forget the route (see `CompletionRouter.drop`)."""
-        self._table.drop(elicitation_id)
-
-    async def complete(self, elicitation_id: str) -> bool:
-        """Notify the asking session once (see `CompletionRouter.complete`)."""
-        return await self._deliver(elicitation_id)
-
-    async def _session_ended(self, session: AskingSession) -> None:
-        self._table.drop_session(session)
-
-
-_DEFAULT_ROUTER = LocalCompletions()
-_router: list[CompletionRouter] = [_DEFAULT_ROUTER]
-# The routers servers were installed with (weakly: a router lives as long as its server).
-_installed: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
-def completions_chosen() -> bool:
-    """Whether the author installed a router (`use_completions`) instead of the default."""
-    return _router[0] is not _DEFAULT_ROUTER
-
-
-def use_completions(router: CompletionRouter) -> None:
-    """Make ``router`` the process default (initially a `LocalCompletions`).
-
-    A server installed without ``completions=`` (and without ``ELICITKIT_REDIS_URL``) routes
-    through the process default of the moment its tool asks, so this may be called before
-    or after ``install()``. `complete_url` always tries it.
-    """
-    _router[0] = router
-
-
-def installed_with(router: CompletionRouter) -> None:
-    """Note that a server routes through ``router``, so `complete_url` tries it too."""
-    _installed.add(router)
+from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel, default_router
+from elicitkit.errors import ElicitationUnsupported, ElicitError
 
 
 def router_of(run: ToolRun) -> CompletionRouter:
     """The completion router of the server the call ``run`` belongs to."""
-    return _router[0] if run.completions is None else run.completions
-
-
-async def complete_url(elicitation_id: str, *, completions: CompletionRouter | None = None) -> bool:
-    """Tell the client that started URL elicitation ``elicitation_id`` that it is done.
-
-    Call it from your web callback (the OAuth redirect, the payment webhook) once the
-    user has finished on the page. Only the session that asked is notified.
-
-    Args:
-        elicitation_id: The id the page was opened with.
-        completions: The router to ask (the one passed to ``install(server,
-            completions=...)``). Default: the process default (`use_completions`), then
-            every router a server in this process was installed with, until one knows
-            the id.
-
-    Returns:
-        ``True`` if the client was notified; ``False`` if the id is unknown, expired, or
-        already completed, or its client has gone.
-    """
-    if completions is not None:
-        return await completions.complete(elicitation_id)
-    routers: list[CompletionRouter] = [_router[0]]
-    routers.extend(router for router in list(_installed) if router is not _router[0])
-    for router in routers:
-        if await router.complete(elicitation_id):
-            return True
-    return False
+    return default_router() if run.completions is None else run.completions
 
 
 def new_elicitation_id() -> str:
@@ -434,22 +156,31 @@ async def ask_url(
         ValueError: ``url`` is not a safe URL to send a user to.
     """
     timeout = check_timeout(timeout)
-    run, to_the_model = _url_run(on_unsupported)
-    if to_the_model:  # on a 2025 era the dialogue goes on through answer_form
-        return await _asked_by_replay(
-            run,
-            run.model_replay(),
-            message,
-            url,
-            completed=completed,
-            key=key,
-            timeout=None,
-            model=True,
-        )
-    if run.replay is not None:
-        return await _asked_by_replay(
-            run, run.replay, message, url, completed=completed, key=key, timeout=timeout
-        )
+    run, model = _url_run(on_unsupported)
+    if model:  # on a 2025 era the dialogue goes on through answer_form
+        to_the_model(run)
+    return await run.delivery.ask_url(
+        run,
+        message,
+        url,
+        elicitation_id=elicitation_id,
+        timeout=timeout,
+        completed=completed,
+        key=key,
+        model=model,
+    )
+
+
+async def ask_url_mid_call(
+    run: ToolRun,
+    message: str,
+    url: str | Callable[[str], str],
+    *,
+    elicitation_id: str | None,
+    timeout: float | None,  # noqa: ASYNC109  (the user's, for the channel)
+    key: str | None,
+) -> ElicitResultTyped[str]:
+    """2025-11-25: the URL request sent mid-call, its completion routed to this session."""
     # Not on the wire mid-call, but claimed all the same: the key is refused here as it
     # would be on 2026-07-28, and keeps the run's keys unique across forms and URLs.
     _claim(run, key, "ask_url()")
@@ -460,13 +191,12 @@ async def ask_url(
         "url": check_url(url(eid) if callable(url) else url),
         "elicitationId": eid,
     }
-    channel = run.channel
     router = router_of(run)
-    await _register(router, channel, eid, _while_asked(timeout))
+    await _register(router, run.urls, eid, _while_asked(timeout))
     started = clock.monotonic()
     action: object = None
     try:
-        raw = await channel.send(params, timeout)
+        raw = await run.channel.send(params, timeout)
         action = raw.get("action")
     finally:
         if action == "accept":
@@ -521,18 +251,29 @@ async def require_url(
     """
     check_url(url)
     run, _ = _url_run("raise")
-    channel = run.channel
-    if run.replay is not None:
-        # Asked afresh every time: the user comes back here only if the page is not done.
-        question, _ = _url_question(
-            run, run.replay, message, url, key=key, timeout=None, function="require_url()"
-        )
-        raise need_input(run.replay, (question,))
+    await run.delivery.require_url(run, message, url, elicitation_id=elicitation_id, key=key)
+
+
+def require_url_by_replay(
+    run: ToolRun, replay: Replay, message: str, url: str, *, key: str | None
+) -> NoReturn:
+    """2026-07-28: the URL goes out as the round's question, asked afresh every time."""
+    # The user comes back here only if the page is not done.
+    question, _ = _url_question(
+        run, replay, message, url, key=key, timeout=None, function="require_url()"
+    )
+    raise need_input(replay, (question,))
+
+
+async def require_url_mid_call(
+    run: ToolRun, message: str, url: str, *, elicitation_id: str | None, key: str | None
+) -> NoReturn:
+    """2025-11-25: end the call with the URL-elicitation-required error (-32042)."""
     _claim(run, key, "require_url()")  # as ask_url() does mid-call
     eid = elicitation_id or new_elicitation_id()
     # The call ends now and the client opens the page: the route outlives the call.
-    await _register(router_of(run), channel, eid, DEFAULT_TIMEOUT)
-    raise channel.url_required(sendable_text(message), url, eid)
+    await _register(router_of(run), run.urls, eid, DEFAULT_TIMEOUT)
+    raise run.urls.url_required(sendable_text(message), url, eid)
 
 
 _ACCEPT_GRACE = 5.0
@@ -553,8 +294,8 @@ def _page_time(timeout: float | None) -> float:
     return DEFAULT_TIMEOUT if timeout is None else timeout
 
 
-async def _register(router: CompletionRouter, channel: Channel, eid: str, keep: float) -> None:
-    await router.register(eid, channel.completion_notifier(eid), keep=keep, session=channel.session)
+async def _register(router: CompletionRouter, urls: UrlChannel, eid: str, keep: float) -> None:
+    await router.register(eid, urls.completion_notifier(eid), keep=keep, session=urls.session)
 
 
 async def _drop(router: CompletionRouter, eid: str) -> None:
@@ -582,7 +323,7 @@ def _url_run(policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
             "which has no URL mode (it arrived in 2025-11-25). Send the user the link in "
             "the tool's result instead."
         )
-    why_not = channel.why_no_url()
+    why_not = run.delivery.why_no_url()
     if why_not is not None:
         if policy == "ask_model" and run.answer_tool:
             return run, True
@@ -594,7 +335,7 @@ def _url_run(policy: OnUnsupported | None) -> tuple[ToolRun, bool]:
     return run, False
 
 
-async def _asked_by_replay(
+async def ask_url_by_replay(
     run: ToolRun,
     replay: Replay,
     message: str,

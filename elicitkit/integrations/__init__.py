@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TaskStore
-from elicitkit._runtime.context import CompletionRouter, surface_without_a_call
+from elicitkit._runtime.context import surface_without_a_call
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter
 from elicitkit.integrations._options import InstallOptions
 from elicitkit.integrations._uninstalled import readable_anywhere
 

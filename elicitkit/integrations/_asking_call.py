@@ -29,11 +29,14 @@ from elicitkit._compat import BaseExceptionGroup
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce, RoundLease
 from elicitkit._replay.state import NeedInput, Replay, WireQuestion
-from elicitkit._runtime.context import CompletionRouter, ToolRun, current_run
+from elicitkit._runtime.context import ToolRun, current_run
+from elicitkit._runtime.delivery import MidCall, Replaying
 from elicitkit._runtime.model_listing import HandedToModel
 from elicitkit._runtime.steps import CALL_TAG, observe, observers
-from elicitkit._runtime.tasks import Detachable, TaskEngine
+from elicitkit._runtime.task_engine import TaskEngine
+from elicitkit._runtime.tasks import Detachable
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter
 from elicitkit.errors import ElicitError
 from elicitkit.integrations._answer_form import Companion, corrections_of
 from elicitkit.integrations._channel import SdkChannel
@@ -117,9 +120,7 @@ class AskingCall:
                     return await round_()
                 # A question handed to the model starts a dialogue on a 2025 era too: it is
                 # opened in the store before its ticket leaves the server.
-                return await self.once.begin(
-                    round_, lambda: None if run.replay is None else run.replay.dialogue, outcomes
-                )
+                return await self.once.begin(round_, lambda: _dialogue(run), outcomes)
             if replay.dialogue is None:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
@@ -135,9 +136,11 @@ class AskingCall:
         self, ctx: ServerRequestContext[Any, Any], replay: Replay | None, *, modern: bool
     ) -> ToolRun:
         host = self.host
+        channel = SdkChannel(ctx, modern=modern, host=host)
         return ToolRun(
-            SdkChannel(ctx, modern=modern, host=host),
-            replay,
+            channel,
+            MidCall(channel, channel) if replay is None else Replaying(replay, channel),
+            channel,
             # Worked out by the first ask() only: a call that never asks never reads it.
             refuses=functools.partial(host.refusal, ctx),
             target=_target(ctx),
@@ -178,7 +181,7 @@ class AskingCall:
             return handed_result(handed)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
             questions = _questions(signal)
-            replay = run.replay
+            replay = run.delivery.replay
             if not questions or replay is None:
                 return _failure(signal, crash_text=self.host.crash_text(_target(ctx)))
             state = questions[0].state if len(questions) == 1 else None
@@ -209,6 +212,12 @@ class AskingCall:
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
+
+
+def _dialogue(run: ToolRun) -> str | None:
+    """The dialogue a 2025 era's call started by handing a question to the model, if any."""
+    replay = run.delivery.replay
+    return None if replay is None else replay.dialogue
 
 
 def _call_tag(params: Mapping[str, Any]) -> str | None:

@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.tasks import TASKS_EXTENSION
-from elicitkit._runtime.context import AskingSession
 from elicitkit._runtime.timeouts import timed_out
+from elicitkit._runtime.url_routes import AskingSession
 from elicitkit.errors import (
     ClientDisconnected,
     ElicitationFailed,
@@ -155,7 +155,7 @@ class SdkChannel:
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
     def why_no_url(self) -> str | None:
-        """Say why the client cannot open a URL (see `Channel.why_no_url`)."""
+        """Say why the client cannot open a URL (see `UrlChannel.why_no_url`)."""
         session = self._ctx.session
         if not self._modern and not session.can_send_request:
             return "the server cannot send it a request during this call"
@@ -168,7 +168,7 @@ class SdkChannel:
         return None
 
     def completion_notifier(self, elicitation_id: str) -> Callable[[], Awaitable[None]]:
-        """Notify this call's session only (see `Channel.completion_notifier`)."""
+        """Notify this call's session only (see `UrlChannel.completion_notifier`)."""
         session = self._ctx.session
 
         async def notify() -> None:
@@ -178,7 +178,7 @@ class SdkChannel:
 
     @property
     def session(self) -> AskingSession:
-        """This call's connection, told when it closes (see `Channel.session`)."""
+        """This call's connection, told when it closes (see `UrlChannel.session`)."""
         connection = connection_of(self._ctx.session)
         if connection is None:  # an SDK that moved it: bounded per call, ended by expiry
             return _ConnectionEnd(None)
@@ -188,7 +188,7 @@ class SdkChannel:
         return found
 
     def url_required(self, message: str, url: str, elicitation_id: str) -> BaseException:
-        """The SDK's -32042 error for one URL (see `Channel.url_required`)."""
+        """The SDK's -32042 error for one URL (see `UrlChannel.url_required`)."""
         error = UrlRequired(
             [types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)]
         )

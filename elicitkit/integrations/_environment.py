@@ -33,8 +33,7 @@ from mcp.server.request_state import (
 )
 
 from elicitkit._replay.store import MemoryStore, OutcomeStore
-from elicitkit._runtime.context import CompletionRouter
-from elicitkit._runtime.url_mode import completions_chosen
+from elicitkit._runtime.url_routes import CompletionRouter, completions_chosen
 from elicitkit.integrations._sdk_private import state_security
 
 STATE_KEY_VARIABLE = "MCP_REQUEST_STATE_KEY"

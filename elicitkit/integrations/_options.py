@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TaskStore
-from elicitkit._runtime.context import CompletionRouter
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import MemoryTaskStore
-from elicitkit._runtime.context import CompletionRouter
-from elicitkit._runtime.tasks import TaskEngine
+from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import OnUnsupported
+from elicitkit._runtime.url_routes import CompletionRouter
 from elicitkit.integrations._answer_call import AnswerFormCall
 from elicitkit.integrations._answer_form import Companion
 from elicitkit.integrations._arguments_check import ArgumentsCheck

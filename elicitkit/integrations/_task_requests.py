@@ -28,7 +28,7 @@ from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
 from pydantic import BaseModel
 
 from elicitkit._replay.tasks import TASKS_EXTENSION, detailed_task
-from elicitkit._runtime.tasks import TaskEngine
+from elicitkit._runtime.task_engine import TaskEngine
 
 logger = logging.getLogger("elicitkit")
 

@@ -159,7 +159,7 @@ def _protocol_error_in_task(error: ToolError) -> MCPError | None:
     """
     run = current_run.get(None)
     cause = error.__cause__
-    if run is None or not run.in_task or not isinstance(cause, MCPError):
+    if run is None or not run.delivery.in_task or not isinstance(cause, MCPError):
         return None
     return cause
 

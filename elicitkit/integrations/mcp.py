@@ -42,9 +42,9 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import MemoryStore
 from elicitkit._replay.tasks import MemoryTaskStore
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
-from elicitkit._runtime.tasks import TaskEngine
+from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import check_policy
-from elicitkit._runtime.url_mode import installed_with
+from elicitkit._runtime.url_routes import installed_with
 from elicitkit.integrations._answer_form import Companion, answer_form
 from elicitkit.integrations._environment import (
     completions_from_environment,
