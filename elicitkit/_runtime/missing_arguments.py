@@ -40,10 +40,10 @@ ARGUMENTS_CHECK = "__elicitkit_check_arguments__"
 checked_tools: set[str] = set()
 """The names of the functions decorated with ``@fill_missing`` in this process.
 
-Integrations look a called tool up (to find its check, through the SDK's private tool
-table) only when its name is one of these, so a call of any other tool pays nothing and
-reads nothing private. A ``@fill_missing`` tool registered under a name other than its
-function's gets the server SDK's own wording for values that do not fit."""
+While any exists, integrations look each called tool up by its registered name to find its
+check (`elicitkit.integrations._arguments_check`); in a process with none, a call pays
+nothing and reads nothing private. The names also let a fastmcp server skip the full tool
+lookup for a tool whose function carries no check."""
 
 
 @overload
