@@ -72,7 +72,8 @@ def entry_point(
                     raise ElicitError(run.refusal)
                 return await body(*args, **kwargs)
             except _ELICITKIT_ERRORS as error:
-                # Read now: go_async() may have made the run a task's since it started.
+                # The call's own channel, in a task too: go_async() switches the delivery,
+                # not the channel, and a task's errors reach the client the same way.
                 surfaced = run.channel.surface(cast("ElicitError", error))
                 if surfaced is error:
                     raise
