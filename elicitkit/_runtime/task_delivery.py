@@ -7,7 +7,6 @@ on the eras that ask mid-call, since to ``ask()`` this is a delivery that sends 
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,11 +29,13 @@ class InTask(MidCall):
     in_task: bool = True
 
     def __init__(self, engine: TaskEngine, task_id: str, call: Channel) -> None:
-        """Ask through ``engine``'s task ``task_id``; errors surface through ``call``."""
+        """Ask through ``engine``'s task ``task_id``, for the call ``call`` turned into it.
+
+        Its errors reach the client through the entry guard, like every other delivery's.
+        """
         super().__init__(call, self)  # URLs: refused by this delivery (`why_no_url`)
         self._engine = engine
         self._task_id = task_id
-        self._call = call
         self._why_not = call.why_no_forms()  # read while the call's request is current
 
     def why_no_forms(self) -> str | None:
@@ -48,14 +49,13 @@ class InTask(MidCall):
     ) -> Mapping[str, Any]:
         # ask() claims a key unique in the run for each question and each re-ask, and the
         # run is the task's whole life after go_async(): so it is unique for the task's
-        # lifetime, as the extension requires. (A caller without a key gets a random one.)
-        key = key or "q-" + secrets.token_urlsafe(8)
+        # lifetime, as the extension requires.
         try:
             return await self._engine.ask(
                 self._task_id, key, {"method": "elicitation/create", "params": params}, within
             )
         except TimeoutError:
-            raise self._call.surface(ElicitationTimeout(timed_out(within or 0.0))) from None
+            raise ElicitationTimeout(timed_out(within or 0.0)) from None
 
     async def ask_all(self, asked: Sequence[Asked]) -> tuple[ElicitResultTyped[Any], ...]:
         """Ask every question together (``inputRequests``), answered in any order.

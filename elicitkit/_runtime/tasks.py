@@ -150,7 +150,7 @@ class Detachable(Generic[R]):
                 type(self._engine.store).__name__,
                 error,
             )
-            raise run.channel.surface(ElicitError(_NOT_CREATED)) from None
+            raise ElicitError(_NOT_CREATED) from None
         self._task_id = record.task_id
         self._start_holding(record.task_id)
         # From here on, the body runs once: its questions wait for answers in the task.

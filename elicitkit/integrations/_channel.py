@@ -132,25 +132,21 @@ class SdkChannel:
                     metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
                 )
         except TimeoutError:
-            raise self.surface(ElicitationTimeout(timed_out(within or 0.0, link=link))) from None
+            raise ElicitationTimeout(timed_out(within or 0.0, link=link)) from None
         except MCPError as error:
             if error.code == types.CONNECTION_CLOSED:
-                raise self.surface(ClientDisconnected(_disconnected(shown))) from None
-            raise self.surface(
-                ElicitationFailed(
-                    f"The client answered the {shown} with an error instead of an answer: "
-                    f"{_client_text(error.message)} (code {error.code})."
-                )
+                raise ClientDisconnected(_disconnected(shown)) from None
+            raise ElicitationFailed(
+                f"The client answered the {shown} with an error instead of an answer: "
+                f"{_client_text(error.message)} (code {error.code})."
             ) from None
         except ValidationError as error:  # the SDK checks the result's shape
             problems = "; ".join(
                 f"{'.'.join(map(str, problem['loc'])) or 'result'}: {problem['msg']}"
                 for problem in error.errors(include_url=False)
             )
-            raise self.surface(
-                ElicitationFailed(
-                    f"The client's answer to the {shown} is not an elicitation result ({problems})."
-                )
+            raise ElicitationFailed(
+                f"The client's answer to the {shown} is not an elicitation result ({problems})."
             ) from None
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
