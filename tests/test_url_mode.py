@@ -25,8 +25,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
-from elicitkit import install
-from elicitkit.errors import ElicitationUnsupported
+from elicitkit import ask, install
+from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
+from elicitkit.testing import FakeClock
 from elicitkit.url import LocalCompletions, ask_url, complete_url, new_elicitation_id, require_url
 from tests.loopback import serving
 from tests.sdks import in_memory, new_server, tool_error
@@ -420,6 +421,43 @@ async def _refusing(context: Any, params: Any) -> types.ErrorData:
 async def _unanswering(context: Any, params: Any) -> types.ElicitResult:
     await anyio.sleep_forever()  # until the server withdraws the question
     raise AssertionError("the question was not withdrawn")
+
+
+async def test_a_late_answer_to_a_link_is_a_timeout_on_2026_07_28_as_a_forms_is(
+    sdk: str, elicit_clock: FakeClock
+) -> None:
+    """One reader for every replayed answer: past its deadline, a URL's is refused too.
+
+    The timeout is carried: the next round (the tool went on to ask a form) raises it
+    again, so the tool takes the same path every round.
+    """
+    server = new_server(sdk, "late-link")
+    seen: list[str] = []
+
+    @server.tool()
+    async def connect() -> str:
+        try:
+            await ask_url("Sign in to Acme", "https://acme.example/authorize", timeout=0.2)
+        except ElicitationTimeout as error:
+            seen.append(str(error))
+        again = await ask(bool, "Try another way?")
+        return f"{again.action}:{again.content}"
+
+    async def slow(context: Any, params: Any) -> types.ElicitResult:
+        if isinstance(params, types.ElicitRequestURLParams):
+            elicit_clock.jump(0.3)  # the user takes longer than the link's 0.2 s
+            return types.ElicitResult(action="accept")
+        return types.ElicitResult(action="accept", content={"value": True})
+
+    async with Client(in_memory(server), mode="auto", elicitation_callback=slow) as client:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("connect", {})
+    assert text_of(result) == "accept:True"
+    late = (
+        "The user did not answer the link within 0.2 seconds, so the question was withdrawn. "
+        "Ask again if it is still needed, or pass a longer timeout= to ask_url()."
+    )
+    assert seen == [late, late]  # the round the late answer came in, and the next one
 
 
 @pytest.mark.parametrize(

@@ -64,20 +64,15 @@ def replayed(
         # and asks again takes the same path every round.
         errors = [FieldError(*pair) for pair in carried.values]
         raise InvalidContent(spec.name, errors)
-    if carried is not None and carried.action == "timeout":
-        raise ElicitationTimeout(timed_out(question.timeout or 0.0))
     if carried is not None:
+        if carried.action == "timeout":
+            raise ElicitationTimeout(timed_out(question.timeout or 0.0))
         if carried.action != "accept":
             return typed_result(form, {"action": carried.action})
         return rebuilt(form, carried)
-    raw_answer = replay.response(question.key, question.digest)
+    raw_answer = in_time(replay, question)
     if raw_answer is None:
         return None
-    deadline = replay.deadlines.get(question.key)
-    if deadline is not None and clock.now() > deadline:
-        # Too late: the question was withdrawn when its time ran out, whatever the answer.
-        replay.keep(question.key, Carried(question.digest, "timeout"))
-        raise ElicitationTimeout(timed_out(question.timeout or 0.0))
     try:
         result = typed_result(form, raw_answer)
     except InvalidContent as error:
@@ -93,6 +88,29 @@ def replayed(
         values = [fields.get(field.key) for field in spec.fields]
     replay.keep(question.key, Carried(question.digest, result.action, values))
     return result
+
+
+def in_time(
+    replay: Replay, question: WireQuestion, *, link: bool = False
+) -> Mapping[str, Any] | None:
+    """The client's raw answer to ``question`` in this round, if it came before the deadline.
+
+    The one reader of a new answer for every question that replays, form or URL (``link``),
+    so a late answer is a timeout whatever was asked.
+
+    Raises:
+        ElicitationTimeout: The answer came after the question's deadline: it was withdrawn
+            when its time ran out, whatever the answer says. The timeout is carried, so
+            every later round raises it again.
+    """
+    raw_answer = replay.response(question.key, question.digest)
+    if raw_answer is None:
+        return None
+    deadline = replay.deadlines.get(question.key)
+    if deadline is not None and clock.now() > deadline:
+        replay.keep(question.key, Carried(question.digest, "timeout"))
+        raise ElicitationTimeout(timed_out(question.timeout or 0.0, link=link))
+    return raw_answer
 
 
 def rebuilt(form: PreparedForm, carried: Carried) -> ElicitResultTyped[Any]:

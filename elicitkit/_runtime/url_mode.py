@@ -23,17 +23,17 @@ import elicitkit._clock as clock
 from elicitkit._compiler.prepared_form import question_digest
 from elicitkit._compiler.wire_formats import sendable_text
 from elicitkit._replay.state import Carried, Replay, WireQuestion
-from elicitkit._runtime.answers import need_input
+from elicitkit._runtime.answers import in_time, need_input
 from elicitkit._runtime.asking import to_the_model
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point, sends_to_a_page
 from elicitkit._runtime.keys import URL_STEM, URL_SUBJECT, claim
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
-from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout
+from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel, default_router
-from elicitkit.errors import ElicitationUnsupported, ElicitError
+from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported, ElicitError
 
 
 def router_of(run: ToolRun) -> CompletionRouter:
@@ -358,8 +358,10 @@ async def ask_url_by_replay(
     if model:
         run.model_keys.add(key)
     carried = replay.carried(question.key, question.digest)
+    if carried is not None and carried.action == "timeout":  # answered late, rounds ago
+        raise ElicitationTimeout(timed_out(question.timeout or 0.0, link=True))
     if carried is None:
-        raw = replay.response(question.key, question.digest)
+        raw = in_time(replay, question, link=True)
         said = None if raw is None else raw.get("action")
         if said not in ("accept", "decline", "cancel"):
             raise need_input(replay, (question,))  # not answered (yet)
