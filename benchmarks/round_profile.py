@@ -186,11 +186,12 @@ def _free_replays() -> list[int]:
         run = current_run.get()
         replay = run.delivery.replay
         if replay is not None:
-            number = run.defaults.get("profile", 0) + 1
+            book = run.keys
+            number = book.defaults.get("profile", 0) + 1
             carried = replay.answers.get(f"profile#{number}")
             if carried is not None and carried.action == "accept":
-                run.defaults["profile"] = number
-                run.keys.add(f"profile#{number}")
+                book.defaults["profile"] = number
+                book.questions.add(f"profile#{number}")
                 hits[0] += 1
                 return prebuilt
         return await ask(tp, message, **kwargs)

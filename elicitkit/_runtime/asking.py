@@ -15,7 +15,7 @@ from elicitkit._replay.state import WireQuestion
 from elicitkit._runtime.answers import Asked, Rejected
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import asks_a_question, entry_point
-from elicitkit._runtime.keys import claim, claim_reask, form_stem
+from elicitkit._runtime.keys import form_stem
 from elicitkit._runtime.model_listing import ANSWER_TOOL
 from elicitkit._runtime.question_log import QUESTION_LEVEL, log_question, logger
 from elicitkit._runtime.result import ElicitResultTyped
@@ -177,7 +177,7 @@ async def ask_until_valid(run: ToolRun, asked: Asked, retries: int) -> ElicitRes
 
 def marked(run: ToolRun, key: str, result: ElicitResultTyped[Any]) -> ElicitResultTyped[Any]:
     """``result``, marked as typed by the model when its question went to the model."""
-    if key in run.model_keys:
+    if key in run.keys.for_the_model:
         return replace(result, answered_by="model")
     return result
 
@@ -198,7 +198,7 @@ class _Log:
             log_question(
                 tool=self.run.target,
                 protocol=self.run.channel.protocol,
-                mode="model" if self.key in self.run.model_keys else "form",
+                mode="model" if self.key in self.run.keys.for_the_model else "form",
                 key=self.key,
                 outcome=outcome,
                 seconds=self.run.delivery.seconds(self.started),
@@ -220,9 +220,7 @@ def _again(
 ) -> WireQuestion:
     """The re-ask after ``rejected``: the problems in the message, kept values as defaults."""
     params = corrected_params(base.params, spec, rejected.error.errors, rejected.kept)
-    key = claim_reask(run, base.key, attempt)
-    if base.key in run.model_keys:  # asked again of the model: its answer is the model's
-        run.model_keys.add(key)
+    key = run.keys.claim_reask(base.key, attempt)
     return WireQuestion(key, question_digest(params), params, base.timeout)
 
 
@@ -284,7 +282,7 @@ def prepare(
 
 def _claim(run: ToolRun, spec: FormSpec, key: str | None) -> str:
     """The form question's key, claimed (see `elicitkit._runtime.keys`)."""
-    return claim(run, key, stem=form_stem(spec.stem), subject=spec.name, function="ask()")
+    return run.keys.claim(key, stem=form_stem(spec.stem), subject=spec.name, function="ask()")
 
 
 def _to_the_model(
@@ -304,7 +302,7 @@ def _to_the_model(
     form = compiled.prepare(MODEL_PROTOCOL, overrides=overrides)
     rendered = form.question(message)
     key = _claim(run, form.spec, key)
-    run.model_keys.add(key)
+    run.keys.for_the_model.add(key)
     to_the_model(run)
     return Asked(form, WireQuestion(key, rendered.digest, rendered.params, None))
 

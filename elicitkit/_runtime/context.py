@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextvars
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, Protocol
@@ -13,6 +12,7 @@ from elicitkit._replay.once import RoundLease
 from elicitkit._replay.state import Replay, WireQuestion
 from elicitkit._replay.store import Claim
 from elicitkit._runtime.answers import Asked
+from elicitkit._runtime.keys import KeyBook
 from elicitkit._runtime.result import ElicitResultTyped, surface_through
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel
@@ -184,16 +184,6 @@ class Detacher(Protocol):
         ...
 
 
-# Plain constructors for the per-round dataclasses' fields: ``dict[str, X]()`` (a generic
-# alias) costs ten times ``{}``, and a round makes several of these objects.
-def _new_set() -> set[Any]:
-    return set()
-
-
-def _new_dict() -> dict[Any, Any]:
-    return {}
-
-
 @dataclass
 class ToolRun:
     """One run of one tool body.
@@ -203,9 +193,8 @@ class ToolRun:
         delivery: How its questions reach the user now (`elicitkit._runtime.delivery`):
             mid-call, replaying, or in a task; changed only by `switch_to`.
         urls: The integration's URL transport for this call (URL mode mid-call).
-        keys: The question keys used so far in this run (a key used twice is an error).
-        defaults: How many questions without an explicit key each form has asked so far
-            in this run: the next default key's number.
+        keys: The keys this run has claimed, its questions' and its steps', and which
+            questions went to the model (`elicitkit._runtime.keys.KeyBook`).
         refuses: Works out why ``ask()`` cannot be used in this call at all (e.g. the tool
             also uses the SDK's own ``Resolve``), or ``None``; called at most once, by the
             first ``ask()`` (see `refusal`).
@@ -213,13 +202,10 @@ class ToolRun:
         completions: The server's URL-mode completion router, or ``None`` for the process
             default (`elicitkit.url.use_completions`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
-        step_keys: The step keys used so far in this run.
         on_unsupported: The server's policy for a client that cannot show forms
             (``install(on_unsupported=...)``); an ``ask()`` may choose its own.
         answer_tool: The server registered the companion tool ``answer_form``, so a
             question may go to the model (``"ask_model"``).
-        model_keys: The keys of the questions of this dialogue handed to the model (its
-            answers come through ``answer_form``): carried in the ticket between rounds.
         limits: The caps of a dialogue, for a replay started mid-run on a 2025 era when a
             question goes to the model (`Delivery.for_the_model`).
         call_tag: The testing kit's tag of the call (in its request's ``_meta``), read only
@@ -236,16 +222,13 @@ class ToolRun:
     channel: Channel
     delivery: Delivery
     urls: UrlChannel
-    keys: set[str] = field(default_factory=_new_set)
-    defaults: dict[str, int] = field(default_factory=_new_dict)
+    keys: KeyBook = field(default_factory=KeyBook)
     refuses: Callable[[], str | None] | None = None
     target: str = ""
     completions: CompletionRouter | None = None
     steps: StepBook | None = None
-    step_keys: set[str] = field(default_factory=_new_set)
     on_unsupported: OnUnsupported = "raise"
     answer_tool: bool = False
-    model_keys: set[str] = field(default_factory=_new_set)
     limits: ReplayLimits | None = None
     lease: RoundLease | None = None
     call_tag: str | None = None
@@ -273,11 +256,6 @@ class ToolRun:
         """
         self.delivery = delivery
 
-
-# What an explicit key of a question or a step may be: it names the answer or the outcome
-# on the wire and in the store, the same in every round. '#' and '~' stay free for the
-# default keys (``address#1``) and re-asks (``address#1~1``).
-READABLE_KEY = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 current_run: contextvars.ContextVar[ToolRun] = contextvars.ContextVar("elicitkit_tool_run")
 # The key of the durable step whose function is running in this context, so ask() can refuse

@@ -16,8 +16,8 @@ mode                      questions
 ========================  ===============================================================
 
 Questions for the model (``"ask_model"``) are a replaying delivery's, their keys in
-``ToolRun.model_keys``: the end of the round turns them into the model's listing and its
-sealed ticket (`elicitkit.integrations._asking_call`), not an ``InputRequiredResult``.
+``ToolRun.keys.for_the_model``: the end of the round turns them into the model's listing
+and its sealed ticket (`elicitkit.integrations._asking_call`), not an ``InputRequiredResult``.
 ``on_unsupported="defaults"`` needs no delivery: such a question is answered where it is
 prepared (`elicitkit._runtime.asking.prepare`), whatever the mode.
 """

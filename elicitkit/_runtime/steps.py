@@ -53,7 +53,6 @@ from elicitkit._lru import Lru
 from elicitkit._replay.once import StoreUnavailable
 from elicitkit._replay.state import CarriedStep, NeedInput
 from elicitkit._runtime.context import (
-    READABLE_KEY,
     StepBook,
     ToolRun,
     asked_in_step,
@@ -134,7 +133,7 @@ async def step(
         Exception: What ``fn`` raised (in a later round: rebuilt as the same type).
     """
     run = current_run.get()
-    _check_key(run, key)
+    run.keys.claim_step(key)
     problem = _type_problem(fn)
     if problem is not None:
         raise unsupported(key, problem)
@@ -255,21 +254,6 @@ def _async_callable(fn: object) -> bool:
     return inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(
         getattr(fn, "func", None)  # functools.partial of an async function
     )
-
-
-def _check_key(run: ToolRun, key: str) -> None:
-    if not READABLE_KEY.fullmatch(key):
-        raise StepError(
-            f"Cannot use {key!r} as the key of a step: a key is 1 to 64 letters, digits, "
-            "'_', '-' or '.', the same in every round. Choose a key like 'quote'."
-        )
-    if key in run.step_keys:
-        raise StepError(
-            f"Two steps in one call use the key {key!r}, so their recorded outcomes could "
-            "not be told apart. Give each step() its own key, e.g. key=f'charge_{i}' in "
-            "a loop."
-        )
-    run.step_keys.add(key)
 
 
 # fn -> its return annotation's problem (None: fine), checked once per function.

@@ -27,7 +27,7 @@ from elicitkit._runtime.answers import in_time, need_input
 from elicitkit._runtime.asking import to_the_model
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point, sends_to_a_page
-from elicitkit._runtime.keys import URL_STEM, URL_SUBJECT, claim
+from elicitkit._runtime.keys import URL_STEM, URL_SUBJECT
 from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
@@ -356,7 +356,7 @@ async def ask_url_by_replay(
     )
     key = question.key
     if model:
-        run.model_keys.add(key)
+        run.keys.for_the_model.add(key)
     carried = replay.carried(question.key, question.digest)
     if carried is not None and carried.action == "timeout":  # answered late, rounds ago
         raise ElicitationTimeout(timed_out(question.timeout or 0.0, link=True))
@@ -371,7 +371,7 @@ async def ask_url_by_replay(
         replay.keep(question.key, carried)
         asked_at = replay.asked_at
         _log(run, key, str(said), None if asked_at is None else max(0.0, clock.now() - asked_at))
-    by: AnsweredBy = "model" if key in run.model_keys else "user"
+    by: AnsweredBy = "model" if key in run.keys.for_the_model else "user"
     if carried.action == "accept":
         return ElicitResultTyped("accept", cid, by)
     action: Action = "decline" if carried.action == "decline" else "cancel"
@@ -402,7 +402,7 @@ def _url_question(
 
 def _claim(run: ToolRun, key: str | None, function: str) -> str:
     """The URL question's key, claimed as a form's is (see `elicitkit._runtime.keys`)."""
-    return claim(run, key, stem=URL_STEM, subject=URL_SUBJECT, function=function)
+    return run.keys.claim(key, stem=URL_STEM, subject=URL_SUBJECT, function=function)
 
 
 def _log(run: ToolRun, key: str, outcome: str, seconds: float | None) -> None:

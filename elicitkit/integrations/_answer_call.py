@@ -67,7 +67,7 @@ class AnswerFormCall:
         }
         inner = replace(ctx, params={**kept, "name": ticket.tool, "arguments": ticket.arguments})
         run = asking.new_run(inner, replay, modern=modern)
-        run.model_keys.update(ticket.model_keys)
+        run.keys.for_the_model.update(ticket.model_keys)
         outcomes = RoundOutcomes(OUTCOMES["tools/call"])
         token = current_run.set(run)
         run.lease = RoundLease(asking.once, replay.dialogue)

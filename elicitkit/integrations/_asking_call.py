@@ -191,7 +191,11 @@ class AskingCall:
                     state = replay.next_state(asked)
                 except ElicitError as error:
                     return error_outcome(ctx.method, str(error))
-            if run.model_keys and self.companion is not None and replay.dialogue is not None:
+            if (
+                run.keys.for_the_model
+                and self.companion is not None
+                and replay.dialogue is not None
+            ):
                 outcomes.ticketed = True
                 params = ctx.params or {}
                 arguments: object = params.get("arguments")
@@ -204,7 +208,7 @@ class AskingCall:
                     dialogue=replay.dialogue,
                     state=state,
                     questions=asked,
-                    model_keys=run.model_keys,
+                    model_keys=run.keys.for_the_model,
                     corrections=corrections_of(replay.answers, asked),
                     answering=answering,
                 )
