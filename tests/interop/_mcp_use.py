@@ -73,7 +73,7 @@ def connect(page: Page, inspector: str, server: str, era: str) -> str:
     page.get_by_test_id("connection-form-connect-button").click()
     expect(page.get_by_test_id("server-tile-status-ready")).to_be_visible(timeout=TIMEOUT_MS)
     page.get_by_test_id(f"server-tile-{server}").click()
-    page.get_by_role("button", name="Server Metadata", exact=True).click()
+    _open_tab(page, "Server Metadata")
     shown = page.get_by_text(re.compile(r"^\d{4}-\d{2}-\d{2}$")).first
     expect(shown).to_be_visible(timeout=TIMEOUT_MS)
     return shown.inner_text().strip()
@@ -109,7 +109,7 @@ def call_tool(page: Page, tool: str) -> Form:
     kept, so that `result` waits for this call's. (No test sends one tool the same answer
     twice on one page, so this call's result always differs from the one before.)
     """
-    page.get_by_role("button", name="Tools", exact=True).click()
+    _open_tab(page, "Tools")
     page.get_by_test_id(f"tool-item-{tool}").click()
     shown = page.get_by_test_id(_TEXT)
     before = shown.inner_text().strip() if shown.count() else ""
@@ -118,16 +118,40 @@ def call_tool(page: Page, tool: str) -> Form:
 
 
 def next_form(page: Page, before: str) -> Form:
-    """Open the form the Inspector announces (in a toast)."""
+    """Open the form the Inspector announces (in a toast), on the Elicitation tab.
+
+    The toast's View Details selects the request and shows the Elicitation tab, but sets
+    the tab without writing it into the page's address, which still says ``tab=tools``.
+    The Inspector's router commits address changes as React transitions and then sets the
+    tab from the address; on a loaded machine the commit of an earlier click (Tools) can
+    land after View Details and switch the tab back while the form is being filled (its
+    fields then are "not visible"). Opening the tab from the sidebar too, as a person does
+    when the tab jumps away, writes the tab into the address, so the last commit agrees.
+    """
     page.get_by_test_id("elicitation-toast-view-details").last.click()
+    _open_tab(page, "Elicitation")
     expect(page.get_by_test_id("elicitation-accept-button")).to_be_visible(timeout=TIMEOUT_MS)
     return Form(page, before)
+
+
+def decline_every_request(page: Page) -> None:
+    """Decline every request still listed on the Elicitation tab (a failed test's).
+
+    A request left open keeps its tool call running, and a running call hides the Execute
+    button that every later test on the page needs.
+    """
+    _open_tab(page, "Elicitation")
+    listed = page.locator("[data-testid^='elicitation-request-item-']")
+    for left in range(listed.count(), 0, -1):
+        page.get_by_test_id("elicitation-request-item-0").click()
+        page.get_by_test_id("elicitation-decline-button").click()
+        expect(listed).to_have_count(left - 1, timeout=TIMEOUT_MS)
 
 
 def result(form: Form) -> str:
     """Wait for the result of the tool call that showed FORM and return its text."""
     page = form.page
-    page.get_by_role("button", name="Tools", exact=True).click()
+    _open_tab(page, "Tools")
     shown = page.get_by_test_id(_TEXT)
     expect(shown).to_have_text(RESULT, timeout=TIMEOUT_MS)
     if form.before:
@@ -142,7 +166,7 @@ def outcome(form: Form) -> str:
     ``the call fails in the client: MESSAGE``.
     """
     page = form.page
-    page.get_by_role("button", name="Tools", exact=True).click()
+    _open_tab(page, "Tools")
     shown = page.get_by_test_id(_TEXT)
     failed = page.get_by_test_id("tool-result").get_by_text(re.compile(r"^Error:"))
     fresh = shown.filter(has_not_text=form.before) if form.before else shown
@@ -151,6 +175,11 @@ def outcome(form: Form) -> str:
         said = failed.first.locator("xpath=..").inner_text().strip()
         return "the call fails in the client: " + said.removeprefix("Error:").strip()
     return shown.inner_text().strip()
+
+
+def _open_tab(page: Page, name: str) -> None:
+    """Show the tab NAME from the sidebar (which writes it into the page's address too)."""
+    page.get_by_role("button", name=name, exact=True).click()
 
 
 _TEXT = "tool-execution-results-text-content"

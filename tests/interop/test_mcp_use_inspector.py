@@ -30,6 +30,7 @@ from tests.interop._mcp_use import (
     Form,
     call_tool,
     connect,
+    decline_every_request,
     next_form,
     outcome,
     result,
@@ -96,11 +97,9 @@ def session(
 
 @pytest.fixture(autouse=True)
 def no_form_left_open(session: Session) -> Iterator[None]:
-    """Decline a form a failed test left open: it would stand in the next test's way."""
+    """Decline the forms a failed test left open: they would stand in the next test's way."""
     yield
-    decline = session.page.get_by_test_id("elicitation-decline-button")
-    if decline.count() and decline.is_visible():
-        decline.click()
+    decline_every_request(session.page)
 
 
 def shoot(session: Session, artifacts: Path, name: str) -> None:
