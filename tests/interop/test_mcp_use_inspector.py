@@ -97,7 +97,8 @@ def session(
 
 @pytest.fixture(autouse=True)
 def no_form_left_open(session: Session) -> Iterator[None]:
-    """Decline the forms a failed test left open: they would stand in the next test's way."""
+    """After each test, decline the forms it left open (a failed one does): they would stand
+    in the next test's way."""
     yield
     decline_every_request(session.page)
 
