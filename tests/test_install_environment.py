@@ -13,7 +13,7 @@ import elicitkit._runtime.url_routes
 from elicitkit import install
 from elicitkit.integrations._sdk_private import state_security
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import MemoryStore, RedisStore
+from elicitkit.stores import MemoryStore, MemoryTaskStore, RedisStore, RedisTaskStore
 from elicitkit.url import LocalCompletions, RedisCompletions, use_completions
 
 KEY = "k" * 40
@@ -51,6 +51,7 @@ def test_without_variables_the_store_is_in_memory_and_the_key_is_the_servers(
     before = _boundary(server)
     install(server)
     assert isinstance(_middleware(server).store, MemoryStore)
+    assert isinstance(_middleware(server).tasks.store, MemoryTaskStore)
     assert _boundary(server) is before
 
 
@@ -66,6 +67,8 @@ def test_the_variables_choose_the_sealing_key_and_a_redis_store(
     install(one)
     install(two)
     assert isinstance(_middleware(one).store, RedisStore)
+    # Tasks follow the same variable: tasks/get on another worker finds this one's task.
+    assert isinstance(_middleware(one).tasks.store, RedisTaskStore)
     # Both servers now seal with the one key: a state minted by one opens in the other.
     sealed = _security(one).codec.seal(b"payload")
     assert _security(two).codec.unseal(sealed) == b"payload"

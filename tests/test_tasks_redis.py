@@ -156,7 +156,9 @@ def workers(request: pytest.FixtureRequest, redis_url: str) -> Iterator[list[tup
 
 
 @contextmanager
-def two_workers(redis_url: str, sdk: str) -> Iterator[list[tuple[str, Any]]]:
+def two_workers(
+    redis_url: str, sdk: str, *, from_environment: bool = False
+) -> Iterator[list[tuple[str, Any]]]:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {
         **os.environ,
@@ -165,6 +167,8 @@ def two_workers(redis_url: str, sdk: str) -> Iterator[list[tuple[str, Any]]]:
         "ELICITKIT_REDIS_URL": redis_url,
         "TASKS_PREFIX": f"test:{secrets.token_hex(4)}:",
     }
+    if from_environment:
+        env["TASKS_FROM_ENVIRONMENT"] = "1"
     with ExitStack() as stack:
         workers = []
         for port in (free_port(), free_port()):
@@ -202,7 +206,20 @@ async def _until(client: Client, task_id: str, *statuses: str) -> dict[str, Any]
     return await until(client, task_id, *statuses, within=10, every=0.05)
 
 
+async def test_the_variables_alone_share_tasks_between_workers(redis_url: str) -> None:
+    # docs/http.md's fleet: MCP_REQUEST_STATE_KEY and ELICITKIT_REDIS_URL, no tasks= in code.
+    # The variable used to give the outcomes a Redis store but keep tasks in each process,
+    # so tasks/get on the other worker answered "task not found".
+    with two_workers(redis_url, "mcp", from_environment=True) as workers:
+        await _one_task_across(workers)
+
+
 async def test_two_workers_serve_one_task(workers: list[tuple[str, Any]]) -> None:
+    await _one_task_across(workers)
+
+
+async def _one_task_across(workers: list[tuple[str, Any]]) -> None:
+    """Start a task on the first worker; answer and finish it through the second."""
     (one, body_worker), (two, _) = workers
     async with _client(one) as first, _client(two) as second:
         task_id = await _start(first, 0.2)

@@ -54,7 +54,8 @@ def install(
             ``LocalCompletions``). Installing two servers keeps both routable.
         tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: a
             ``MemoryTaskStore`` in this process; share one such as a ``RedisTaskStore``
-            between processes).
+            between processes; with no ``tasks`` and ``ELICITKIT_REDIS_URL`` set, a
+            ``RedisTaskStore`` at that URL).
         on_unsupported: What ``ask()`` does in this server's tools when the client cannot
             show forms (each ``ask()`` may choose its own): ``"raise"`` (the default:
             ``ElicitationUnsupported``), ``"ask_model"`` (the tool returns the questions

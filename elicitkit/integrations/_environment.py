@@ -12,7 +12,9 @@ MCP 2026-07-28, with no code change between one worker and many:
   a final round replayed to another worker gets the recorded outcome. And unless the author
   chose a completion router (``install(server, completions=...)`` or ``use_completions``),
   the server's URL-mode completions are routed there by a `RedisCompletions`, so a
-  callback that lands on another worker still reaches the client that asked.
+  callback that lands on another worker still reaches the client that asked. And when
+  ``install()`` gets no ``tasks=``, the tasks of ``go_async()`` are kept in a
+  `RedisTaskStore` there, so ``tasks/get`` on another worker finds a task this one started.
 
 The key is applied through the SDK's public parts: the server's ``RequestStateBoundary`` is
 replaced, in the server's public middleware list, by a new one built with the public
@@ -33,6 +35,7 @@ from mcp.server.request_state import (
 )
 
 from elicitkit._replay.store import MemoryStore, OutcomeStore
+from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.url_routes import CompletionRouter, completions_chosen
 from elicitkit.integrations._sdk_private import state_security
 
@@ -49,6 +52,16 @@ def store_from_environment() -> OutcomeStore | None:
     from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
 
     return RedisStore(redis)
+
+
+def tasks_from_environment() -> TaskStore | None:
+    """A `RedisTaskStore` at ``$ELICITKIT_REDIS_URL``, or None when the variable is unset."""
+    redis = _redis_from_environment()
+    if redis is None:
+        return None
+    from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415
+
+    return RedisTaskStore(redis)
 
 
 def split_memory(store: OutcomeStore) -> str | None:

@@ -51,6 +51,7 @@ from elicitkit.integrations._environment import (
     seal_with_environment_key,
     split_memory,
     store_from_environment,
+    tasks_from_environment,
 )
 from elicitkit.integrations._host import Host
 from elicitkit.integrations._options import InstallOptions
@@ -185,6 +186,9 @@ def install_in_chain(
         store = store_from_environment()
     if completions is None:
         completions = completions_from_environment()
+    if tasks is None:
+        # Else `tasks/get` on another worker would not find a task this one started.
+        tasks = tasks_from_environment()
     if completions is not None:
         installed_with(completions)
     # The record must outlive every state minted before it: the state's lifetime, plus the

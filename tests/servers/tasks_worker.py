@@ -44,16 +44,20 @@ if SDK == "fastmcp":
     from fastmcp import FastMCP  # only here: importing it takes a second
 
     server = FastMCP("tasks-scaleout")
-install(
-    server,
-    tasks=RedisTaskStore(
-        Redis.from_url(os.environ["ELICITKIT_REDIS_URL"]),
-        prefix=os.environ["TASKS_PREFIX"],
-        lease=1.0,
-        poll=0.05,
-        timeout=float(os.environ.get("TEST_STORE_TIMEOUT", "3")),
-    ),
-)
+if os.environ.get("TASKS_FROM_ENVIRONMENT"):
+    # As docs/http.md configures a fleet: the variables alone, no tasks= in code.
+    install(server)
+else:
+    install(
+        server,
+        tasks=RedisTaskStore(
+            Redis.from_url(os.environ["ELICITKIT_REDIS_URL"]),
+            prefix=os.environ["TASKS_PREFIX"],
+            lease=1.0,
+            poll=0.05,
+            timeout=float(os.environ.get("TEST_STORE_TIMEOUT", "3")),
+        ),
+    )
 EFFECTS = os.environ.get("EFFECTS_REDIS_URL")
 
 
