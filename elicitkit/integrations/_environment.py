@@ -44,24 +44,32 @@ REDIS_URL_VARIABLE = "ELICITKIT_REDIS_URL"
 _MIN_KEY_BYTES = 32  # the SDK's own minimum for a sealing key
 
 
-def store_from_environment() -> OutcomeStore | None:
-    """A `RedisStore` at ``$ELICITKIT_REDIS_URL``, or None when the variable is unset."""
+def defaults_from_environment(
+    store: OutcomeStore | None, completions: CompletionRouter | None, tasks: TaskStore | None
+) -> tuple[OutcomeStore | None, CompletionRouter | None, TaskStore | None]:
+    """Fill what ``install()`` was not given from ``$ELICITKIT_REDIS_URL``, on one client.
+
+    With the variable set: a `RedisStore` for ``store``, a `RedisTaskStore` for ``tasks``,
+    and a `RedisCompletions` for ``completions`` unless the author chose a process default
+    (`use_completions`). What was given, or everything when the variable is unset, is
+    returned as it came. One Redis client (one connection pool) serves all three.
+    """
+    route = completions is None and not completions_chosen()
+    if store is not None and tasks is not None and not route:
+        return store, completions, tasks
     redis = _redis_from_environment()
     if redis is None:
-        return None
+        return store, completions, tasks
+    # Imported here: each imports redis, an optional dependency, only when the URL is set.
     from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
-
-    return RedisStore(redis)
-
-
-def tasks_from_environment() -> TaskStore | None:
-    """A `RedisTaskStore` at ``$ELICITKIT_REDIS_URL``, or None when the variable is unset."""
-    redis = _redis_from_environment()
-    if redis is None:
-        return None
     from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415
+    from elicitkit._runtime.redis_completions import RedisCompletions  # noqa: PLC0415
 
-    return RedisTaskStore(redis)
+    return (
+        RedisStore(redis) if store is None else store,
+        RedisCompletions(redis) if route else completions,
+        RedisTaskStore(redis) if tasks is None else tasks,
+    )
 
 
 def split_memory(store: OutcomeStore) -> str | None:
@@ -84,18 +92,6 @@ def split_memory(store: OutcomeStore) -> str | None:
         "(the user must start the call afresh). Share one store between the workers: set "
         f"{REDIS_URL_VARIABLE}, or pass install(server, store=RedisStore(...))."
     )
-
-
-def completions_from_environment() -> CompletionRouter | None:
-    """A `RedisCompletions` at ``$ELICITKIT_REDIS_URL``, unless unset or a default was chosen."""
-    if completions_chosen():
-        return None
-    redis = _redis_from_environment()
-    if redis is None:
-        return None
-    from elicitkit._runtime.redis_completions import RedisCompletions  # noqa: PLC0415
-
-    return RedisCompletions(redis)
 
 
 def _redis_from_environment() -> Any:

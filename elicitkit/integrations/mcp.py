@@ -47,11 +47,9 @@ from elicitkit._runtime.unsupported import check_policy
 from elicitkit._runtime.url_routes import installed_with
 from elicitkit.integrations._answer_form import Companion, answer_form
 from elicitkit.integrations._environment import (
-    completions_from_environment,
+    defaults_from_environment,
     seal_with_environment_key,
     split_memory,
-    store_from_environment,
-    tasks_from_environment,
 )
 from elicitkit.integrations._host import Host
 from elicitkit.integrations._options import InstallOptions
@@ -182,13 +180,9 @@ def install_in_chain(
         )
     # Configuration shared by every worker: the sealing key, the dialogue store, the router.
     boundary = seal_with_environment_key(chain, boundary, audience=audience)
-    if store is None:
-        store = store_from_environment()
-    if completions is None:
-        completions = completions_from_environment()
-    if tasks is None:
-        # Else `tasks/get` on another worker would not find a task this one started.
-        tasks = tasks_from_environment()
+    # Every record kind follows the variable, or `tasks/get` on another worker would not
+    # find a task this one started.
+    store, completions, tasks = defaults_from_environment(store, completions, tasks)
     if completions is not None:
         installed_with(completions)
     # The record must outlive every state minted before it: the state's lifetime, plus the
