@@ -146,21 +146,22 @@ def fastmcp_section(quick: bool, targets: list[Target]) -> list[str]:
 
 def redis_section(quick: bool, targets: list[Target]) -> list[str]:
     started = time.monotonic()
-    rows, redis_usage = asyncio.run(bench_redis.run(quick))
+    rows, redis_usage, walls = asyncio.run(bench_redis.run(quick))
     for name, ratio, limit in bench_redis.targets(rows):
         targets.append((name, ratio, limit, "x"))
     return [
-        "## RedisStore against MemoryStore: the same dialogue over HTTP, 2026-07-28",
+        "## The outcome stores: the same dialogue over HTTP, 2026-07-28",
         "",
         (
-            "Two identical installed servers but for their outcome store, over streamable HTTP "
-            "(uvicorn on 127.0.0.1, in process), against a real `redis-server` without "
-            "persistence; process CPU time per call as in the round trip. Redis's own CPU and "
-            "the bytes it received per call are beside it, not in the ratio. See "
-            "`bench_redis.py`."
+            "Three identical installed servers but for their outcome store, over streamable "
+            "HTTP (uvicorn on 127.0.0.1, in process): a `MemoryStore`, a `SqliteStore` (the "
+            "default) on a file in a temporary folder, and a `RedisStore` on a real "
+            "`redis-server` without persistence; process CPU time per call as in the round "
+            "trip, and the wall time per call. Redis's own CPU and the bytes it received per "
+            "call are beside it, not in the ratio. See `bench_redis.py`."
         ),
         "",
-        *bench_redis.table(rows, redis_usage),
+        *bench_redis.table(rows, redis_usage, walls),
         "",
         f"Load average after: {_load()}; {time.monotonic() - started:.0f} s.",
         "",
@@ -289,7 +290,7 @@ def steps_section(quick: bool, targets: list[Target]) -> list[str]:  # noqa: ARG
         "",
         (
             "Round two of a tool, driven by hand with the SDK client against an `MCPServer` "
-            "with the default `MemoryStore`: steps run in round one and replayed from the "
+            "with a `MemoryStore`: steps run in round one and replayed from the "
             "sealed state in round two, against the same tool without steps; and a step run "
             "in round two (claimed and recorded in the store), against the same tool without "
             "it. Median of interleaved rounds. See `bench_steps.py`."

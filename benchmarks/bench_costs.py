@@ -38,6 +38,7 @@ from mcp.server.request_state import RequestStateBoundary
 
 import elicitkit
 from elicitkit._replay.state import Replay
+from elicitkit.stores import MemoryStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_roundtrip import ANSWER, Profile, ProfileModel
@@ -165,7 +166,7 @@ def _varied(rng: random.Random) -> dict[str, Any]:
 
 
 async def _states(checkpoints: list[int]) -> tuple[dict[int, str], RequestStateBoundary]:
-    server = elicitkit.install(MCPServer("sizes"))
+    server = elicitkit.install(MCPServer("sizes"), store=MemoryStore())
 
     @server.tool()
     async def collect(count: int) -> str:

@@ -38,6 +38,7 @@ from mcp import Client
 
 import elicitkit
 from elicitkit.integrations import client_target
+from elicitkit.stores import MemoryStore
 
 Name = Annotated[str, MinLen(1), MaxLen(50)]
 Age = Annotated[int, Ge(0), Le(150)]
@@ -64,7 +65,8 @@ SCHEMA = get_elicitation_schema(FastProfile)  # rendered once, as a careful auth
 def server(*, installed: bool) -> FastMCP:
     mcp = FastMCP("bench-fastmcp")
     if installed:
-        elicitkit.install(mcp)
+        # MemoryStore: the ratio is elicitkit's own work; bench_redis.py prices the stores.
+        elicitkit.install(mcp, store=MemoryStore())
 
     @mcp.tool
     async def floor() -> str:

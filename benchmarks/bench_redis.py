@@ -1,18 +1,21 @@
-"""RedisStore against MemoryStore: the same dialogue over HTTP, 2026-07-28, 1 and 5 asks.
+"""The outcome stores: the same dialogue over HTTP, 2026-07-28, 1 and 5 asks.
 
     .venv/bin/python benchmarks/bench_redis.py [--quick]
 
-Two elicitkit servers, identical but for their outcome store (the default `MemoryStore`,
+Three elicitkit servers, identical but for their outcome store (a `MemoryStore`; a
+`SqliteStore`, the default, on a file in a temporary folder, WAL with ``synchronous=FULL``;
 and a `RedisStore` on a real ``redis-server`` this benchmark starts on a free loopback port,
 without persistence), each served by uvicorn on 127.0.0.1 in this process and called by the
 official client over streamable HTTP. Every round after the first claims the dialogue in the
 store and releases or records it, so the difference is the store's work as users pay it.
 
-The figure is the process CPU time per call (client, server and the Redis client share this
-process; median of a round's calls, median over interleaved rounds), as in
-``bench_roundtrip``. Redis's own CPU per call is
-shown beside it (Redis's ``INFO cpu``, over every call of the group), with the bytes Redis
-received per call: Redis runs on the other core, and neither is in the ratio.
+The first figure is the process CPU time per call (client, server and the Redis client share
+this process; median of a round's calls, median over interleaved rounds), as in
+``bench_roundtrip``. The second is the wall time per call (median of sequential calls),
+which also counts what the process waits for: SQLite's ``fsync`` of each commit, Redis's
+answers. Redis's own CPU per call is shown beside it (Redis's ``INFO cpu``, over every call
+of the group), with the bytes Redis received per call: Redis runs on the other core, and
+neither is in the ratio.
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ import logging
 import os
 import shutil
 import socket
+import statistics
 import subprocess
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 from bench_roundtrip import (
@@ -44,9 +50,10 @@ from mcp.server.mcpserver import MCPServer
 from redis.asyncio import Redis
 
 import elicitkit
-from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore, SqliteStore
 
-MEMORY, REDIS = "elicitkit, MemoryStore", "elicitkit, RedisStore"
+Walls = dict[tuple[int, str], float]
+MEMORY, SQLITE, REDIS = "elicitkit, MemoryStore", "elicitkit, SqliteStore", "elicitkit, RedisStore"
 
 
 def _free_port() -> int:
@@ -111,15 +118,29 @@ async def clients(servers: dict[str, MCPServer]) -> AsyncIterator[dict[str, Clie
         yield opened
 
 
-async def run(quick: bool) -> tuple[list[Row], dict[int, tuple[float, float]]]:
-    """Rows per number of asks; Redis's CPU (µs) and bytes in per RedisStore call."""
+async def wall_per_call(contender: Contender, n: int, calls: int) -> float:
+    """The median wall time of ``calls`` sequential calls, in microseconds."""
+    client = contender.client
+    assert client is not None
+    times = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        await client.call_tool(contender.tool, {"n": n})
+        times.append((time.perf_counter() - started) * 1e6)
+    return statistics.median(times)
+
+
+async def run(quick: bool) -> tuple[list[Row], dict[int, tuple[float, float]], Walls]:
+    """Rows per number of asks; Redis's CPU (µs) and bytes in per call; wall µs per call."""
     rows: list[Row] = []
     redis_cpu: dict[int, tuple[float, float]] = {}
-    with redis_server() as url:
+    walls: Walls = {}
+    with redis_server() as url, tempfile.TemporaryDirectory() as folder:
         redis: Any = Redis.from_url(url)
         try:
             servers = {
                 MEMORY: store_server("bench-memory", MemoryStore()),
+                SQLITE: store_server("bench-sqlite", SqliteStore(Path(folder) / "r.sqlite3")),
                 REDIS: store_server("bench-redis", RedisStore(redis)),
             }
             # After MCPServer() set INFO: no HTTP log lines, and not the durability warning
@@ -142,27 +163,34 @@ async def run(quick: bool) -> tuple[list[Row], dict[int, tuple[float, float]]]:
                         (cpu_after - cpu) / total * 1e6,
                         (received_after - received) / total,
                     )
+                    for contender in everyone:
+                        walls[n, contender.label] = await wall_per_call(
+                            contender, n, 3 if quick else 40
+                        )
         finally:
             await redis.aclose()
-    return rows, redis_cpu
+    return rows, redis_cpu, walls
 
 
-def table(rows: list[Row], redis_cpu: dict[int, tuple[float, float]]) -> list[str]:
+def table(rows: list[Row], redis_cpu: dict[int, tuple[float, float]], walls: Walls) -> list[str]:
     lines = [
         (
             "| asks | store | µs CPU/call (median) | spread | x MemoryStore | "
+            "µs wall/call (median) | x MemoryStore | "
             "redis-server µs CPU/call | bytes to Redis/call |"
         ),
-        "|---:|---|---:|---:|---:|---:|---:|",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for n in sorted({row.n for row in rows}):
         group = {row.label: row for row in rows if row.n == n}
         memory = group[MEMORY].median
         for label, row in group.items():
             server = "| |" if label != REDIS else "| {:,.0f} | {:,.0f} |".format(*redis_cpu[n])
+            wall = walls[n, label]
             lines.append(
                 f"| {n} | {label.split(', ')[1]} | {row.median:,.0f} | ±{row.spread:.0%} | "
-                f"{row.median / memory:.2f} {server}"
+                f"{row.median / memory:.2f} | {wall:,.0f} | {wall / walls[n, MEMORY]:.2f} "
+                f"{server}"
             )
     return lines
 
@@ -179,9 +207,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: few calls")
     quick = parser.parse_args().quick
-    rows, redis_cpu = asyncio.run(run(quick))
+    rows, redis_cpu, walls = asyncio.run(run(quick))
     print(f"load average {os.getloadavg()[0]:.2f}")
-    print("\n".join(table(rows, redis_cpu)))
+    print("\n".join(table(rows, redis_cpu, walls)))
     for name, ratio, limit in targets(rows):
         print(f"{name}: {ratio:.2f}x (target <= {limit:.2f}x)")
 

@@ -52,6 +52,7 @@ from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 
 import elicitkit
+from elicitkit.stores import MemoryStore
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 Name = Annotated[str, MinLen(1), MaxLen(50)]
@@ -113,7 +114,8 @@ def message(index: int) -> str:
 
 
 def ek_server() -> MCPServer:
-    server = elicitkit.install(MCPServer("bench-ek"))
+    # MemoryStore: the ratio is elicitkit's own work; bench_redis.py prices the stores.
+    server = elicitkit.install(MCPServer("bench-ek"), store=MemoryStore())
 
     @server.tool()
     async def profiles(n: int) -> str:

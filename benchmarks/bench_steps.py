@@ -4,7 +4,7 @@
 
 Each contender is a tool whose second round is timed (its first round, which only asks, is
 not), driven by hand with the SDK client (``allow_input_required``) against an
-``MCPServer`` with elicitkit's default `MemoryStore`:
+``MCPServer`` with a `MemoryStore` (a step's own cost; bench_redis.py prices the stores):
 
 * **ask only**: one question; round two returns. The floor.
 * **1 / 10 steps replayed from the state**: the steps run in round one, before the
@@ -33,6 +33,7 @@ from mcp.server.mcpserver import MCPServer
 
 import elicitkit
 from elicitkit import ask, step
+from elicitkit.stores import MemoryStore
 
 
 @dataclasses.dataclass
@@ -50,7 +51,8 @@ async def _quote_async(item: str, index: int) -> Quote:
 
 
 def _server() -> MCPServer:
-    server = elicitkit.install(MCPServer("bench-steps"))
+    # MemoryStore: a step's own cost; bench_redis.py prices the stores.
+    server = elicitkit.install(MCPServer("bench-steps"), store=MemoryStore())
 
     @server.tool()
     async def ask_only() -> str:

@@ -19,8 +19,9 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from elicitkit import ask, install
+from elicitkit.stores import MemoryStore
 
-server = install(MCPServer("pending"))
+server = install(MCPServer("pending"), store=MemoryStore())
 logging.getLogger().setLevel(logging.WARNING)  # MCPServer logs every request at INFO
 
 

@@ -1,8 +1,10 @@
 """Where 2026-07-28 dialogues are recorded, so each completes at most once, and tasks kept.
 
-`MemoryStore` serves one process (the default); `RedisStore` is shared by every process
-that serves the same clients (``pip install "elicitkit[redis]"``). Pass one to
-``install(server, store=...)``; write your own by implementing `OutcomeStore`.
+`SqliteStore` (the default, in a file per server) is shared by every process on one
+machine; `RedisStore` by every process on every machine that serves the same clients
+(``pip install "elicitkit[redis]"``); `MemoryStore` serves one process. Pass one to
+``install(server, store=...)``, or name one in ``$ELICITKIT_STORE``; write your own by
+implementing `OutcomeStore`.
 
 The tasks of ``go_async()`` live in a `TaskStore`: `MemoryTaskStore` by default, or a
 `RedisTaskStore` shared by every worker, passed as ``install(server, tasks=...)``.
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
+from elicitkit._replay.sqlite_store import SqliteStore
+from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore, StoreFull
 from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
@@ -26,6 +29,8 @@ __all__ = [
     "OutcomeStore",
     "RedisStore",
     "RedisTaskStore",
+    "SqliteStore",
+    "StoreFull",
     "TaskRecord",
     "TaskStore",
 ]

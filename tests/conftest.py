@@ -15,6 +15,7 @@ import os
 import pty
 import secrets
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -23,12 +24,18 @@ from redis.asyncio import Redis
 
 import elicitkit
 import elicitkit._compiler.compiled_forms
-from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore, SqliteStore
 from tests import python_child, redis_server
 from tests.python_child import RunPython
 from tests.redis_server import ON_REDIS, RedisProcessFactory, running_redis
 from tests.sdks import SDKS
 from tests.spec_check import assert_spec_valid
+
+# Every server the suite builds without a store keeps its record file and key in a folder
+# of this run (children inherit it), never in the user's own state folder.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="elicitkit-state-")
+for _variable in ("ELICITKIT_STORE", "ELICITKIT_REDIS_URL", "MCP_REQUEST_STATE_KEY"):
+    os.environ.pop(_variable, None)
 
 _seen: list[tuple[dict[str, Any], str]] = []
 
@@ -132,12 +139,19 @@ def run_python(starts_processes: None) -> RunPython:
 StoreFactory = Callable[[], OutcomeStore]
 
 
-@pytest.fixture(params=["memory", ON_REDIS])
-async def stores(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
-    """Makes stores that share one backend: one memory store, or one real redis-server."""
+@pytest.fixture(params=["memory", "sqlite", ON_REDIS])
+async def stores(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[StoreFactory]:
+    """Makes stores that share one backend: one memory store, one SQLite file (a connection
+    each, as processes have), or one real redis-server."""
     if request.param == "memory":
         shared = MemoryStore()
         yield lambda: shared
+        return
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("records") / "records.sqlite3"
+        yield lambda: SqliteStore(path)
         return
     url = request.getfixturevalue("redis_url")
     prefix = f"test:{secrets.token_hex(4)}:"

@@ -306,9 +306,11 @@ async def test_tampered_ticket_is_refused_before_anything_runs(sdk: str) -> None
             result = await answer_address(client, bad)
             assert result.is_error
             assert text_of(result) == (
-                "The ticket passed to answer_form is not one this server issued (it is "
-                "malformed or was altered), so nothing was run. Pass the ticket exactly as the "
-                "tool returned it, or call the tool again to get a fresh one."
+                "This server process cannot open the ticket passed to answer_form, so nothing "
+                "was run: it was sealed with a key this process does not have (another process "
+                "of the server issued it, and the two share no key), or it was altered on the "
+                "way. Call the tool again to get a fresh ticket, and pass it exactly as the "
+                "tool returned it."
             )
     assert world.runs == runs
     assert world.shipped == []

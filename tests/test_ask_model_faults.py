@@ -14,12 +14,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
 from fastmcp import FastMCP
 from mcp import Client
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
-from mcp.shared.exceptions import MCPError
 from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
@@ -27,6 +25,7 @@ import elicitkit
 from elicitkit import ask
 from elicitkit._replay.once import FORGOTTEN, STORE_UNAVAILABLE
 from elicitkit.integrations import client_target
+from elicitkit.integrations._answer_call import for_the_model
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
 from tests.mrtr import text_of
@@ -106,13 +105,12 @@ async def test_a_resent_ticket_after_redis_restarted_empty_is_refused(
         ticket = await ticket_of(client)
         first = await client.call_tool("answer_form", {"ticket": ticket, "answers": ANSWER})
         redis.restart()  # no persistence: it comes back empty
-        with pytest.raises(MCPError) as raised:
-            await client.call_tool("answer_form", {"ticket": ticket, "answers": ANSWER})
+        again = await client.call_tool("answer_form", {"ticket": ticket, "answers": ANSWER})
     assert text_of(first) == "paid 10 to Ada (charge #1)"
-    assert (raised.value.error.code, raised.value.error.message) == (
-        types.INTERNAL_ERROR,
-        FORGOTTEN,
-    )
+    # A tool error the model can act on, never a protocol error (-32603) about requestState.
+    assert again.is_error
+    assert text_of(again) == for_the_model(FORGOTTEN, "pay")
+    assert "call the tool 'pay' again (not answer_form)" in text_of(again)
     assert shop.charges == ["10 to Ada"]
 
 
@@ -126,9 +124,9 @@ async def test_a_store_that_forgot_before_the_answer_runs_nothing(
         with SyncRedis.from_url(redis.url) as admin:
             admin.flushall()
         runs = shop.runs
-        with pytest.raises(MCPError) as raised:
-            await client.call_tool("answer_form", {"ticket": ticket, "answers": ANSWER})
-    assert raised.value.error.message == FORGOTTEN
+        result = await client.call_tool("answer_form", {"ticket": ticket, "answers": ANSWER})
+    assert result.is_error
+    assert text_of(result) == for_the_model(FORGOTTEN, "pay")
     assert shop.runs == runs  # the body did not even start
     assert shop.charges == []
 
@@ -181,3 +179,22 @@ async def test_one_ticket_sent_twice_at_once_charges_once(
                 group.start_soon(send)
     assert results == ["paid 10 to Ada (charge #1)"] * 2
     assert shop.charges == ["10 to Ada"]
+
+
+def test_every_advice_to_start_afresh_is_rewritten_for_the_model() -> None:
+    """A model holds no requestState: each refusal that says to resend without one is
+    rewritten to "call the tool again", so a new message that words it otherwise fails here."""
+    from elicitkit._replay import once  # noqa: PLC0415
+    from elicitkit._runtime import step_values, steps  # noqa: PLC0415
+
+    messages = [
+        once.INTERRUPTED,
+        once.FORGOTTEN,
+        steps._INTERRUPTED,  # pyright: ignore[reportPrivateUsage]
+        steps._UNRECORDED,  # pyright: ignore[reportPrivateUsage]
+        str(step_values._changed("receipt", "gone")),  # pyright: ignore[reportPrivateUsage]
+    ]
+    for message in messages:
+        rewritten = for_the_model(message, "pay")
+        assert "requestState" not in rewritten, message
+        assert "call the tool 'pay' again (not answer_form)" in rewritten

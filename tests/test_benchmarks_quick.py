@@ -41,7 +41,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
         "## Targets",
         "## Round trip: a 10-field form, 1 to 50 asks, in memory and over HTTP",
         "## fastmcp: elicitkit against fastmcp's own ways, 1 ask, in memory",
-        "## RedisStore against MemoryStore: the same dialogue over HTTP, 2026-07-28",
+        "## The outcome stores: the same dialogue over HTTP, 2026-07-28",
         "## Decode: the same dataclass (and model), elicitkit vs pydantic `TypeAdapter`",
         "## Per-call overrides: schema and decode, against a cached form and the SDK",
         "## Hostile answers: the time to refuse one grows linearly with its size",
@@ -68,7 +68,7 @@ def test_the_quick_benchmark_run_writes_every_section(tmp_path: Path) -> None:
             ), (era, contender)
     assert "| decode pydantic model, valid: elicitkit / TypeAdapter |" in text
     assert "| RedisStore / MemoryStore, 2026-07-28 http, 1 ask(s) |" in text
-    for store in ("MemoryStore", "RedisStore"):
+    for store in ("MemoryStore", "SqliteStore", "RedisStore"):
         assert any(line.startswith(f"| 1 | {store} |") for line in text.splitlines()), store
     # Quiet: stdout holds the summary (the targets), not the sections' tables.
     assert "## Targets" in run.stdout

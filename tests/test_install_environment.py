@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastmcp import FastMCP
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 import elicitkit._runtime.url_routes
 from elicitkit import install
+from elicitkit.integrations._machine_records import default_database
 from elicitkit.integrations._sdk_private import state_security
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import MemoryStore, MemoryTaskStore, RedisStore, RedisTaskStore
+from elicitkit.stores import (
+    MemoryStore,
+    MemoryTaskStore,
+    RedisStore,
+    RedisTaskStore,
+    SqliteStore,
+)
 from elicitkit.url import LocalCompletions, RedisCompletions, use_completions
 
 KEY = "k" * 40
@@ -42,17 +52,125 @@ def _security(server: MCPServer) -> Any:
     return security
 
 
-def test_without_variables_the_store_is_in_memory_and_the_key_is_the_servers(
-    monkeypatch: pytest.MonkeyPatch,
+def test_without_variables_the_store_is_a_file_of_this_machine_with_its_key_beside_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delenv("MCP_REQUEST_STATE_KEY", raising=False)
-    monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
-    server = MCPServer("plain")
-    before = _boundary(server)
-    install(server)
-    assert isinstance(_middleware(server).store, MemoryStore)
-    assert isinstance(_middleware(server).tasks.store, MemoryTaskStore)
-    assert _boundary(server) is before
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    one, two = MCPServer("Plain shop"), MCPServer("Plain shop")
+    before = _boundary(one)
+    install(one)
+    install(two)
+    store = _middleware(one).store
+    assert isinstance(store, SqliteStore)
+    assert store.path == tmp_path / "elicitkit" / "plain-shop-3de7156a.sqlite3"
+    assert store.path == default_database("Plain shop")
+    assert isinstance(_middleware(one).tasks.store, MemoryTaskStore)
+    # The SDK's per-process key gave way to the key file beside the records, which every
+    # process of the server on this machine reads, and only its owner may read.
+    assert _boundary(one) is not before
+    key = store.path.with_suffix(".key")
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert stat.S_IMODE(key.parent.stat().st_mode) == 0o700
+    sealed = _security(one).codec.seal(b"payload")
+    assert _security(two).codec.unseal(sealed) == b"payload"
+    assert _security(one).ttl == 600.0  # the server's own policy is kept
+    # A fastmcp server of the same name on this machine seals alike.
+    third = FastMCP("Plain shop")
+    install(third)
+    (fastmcp_boundary,) = (
+        m for m in third._mcp_server.middleware if isinstance(m, RequestStateBoundary)
+    )
+    fastmcp_security = state_security(fastmcp_boundary)
+    assert fastmcp_security is not None
+    assert fastmcp_security.codec.unseal(sealed) == b"payload"
+
+
+def test_a_key_the_author_chose_is_never_replaced_by_the_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    chosen = MCPServer("chosen", request_state_security=RequestStateSecurity(keys=[KEY]))
+    before = _boundary(chosen)
+    install(chosen)
+    assert _boundary(chosen) is before
+    fastmcp_chosen = FastMCP("chosen", request_state_security=RequestStateSecurity(keys=[KEY]))
+    install(fastmcp_chosen)
+    assert (
+        state_security(
+            next(
+                m
+                for m in fastmcp_chosen._mcp_server.middleware
+                if isinstance(m, RequestStateBoundary)
+            )
+        )
+        is not None
+    )
+    # A store of this process only: no file beside it, and the process key stays.
+    alone = MCPServer("alone")
+    before = _boundary(alone)
+    install(alone, store=MemoryStore())
+    assert _boundary(alone) is before
+    assert not (tmp_path / "elicitkit").exists() or not list(
+        (tmp_path / "elicitkit").glob("alone-*")
+    )
+
+
+def test_a_key_file_others_may_read_is_refused_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    install(MCPServer("loose"))
+    key = default_database("loose").with_suffix(".key")
+    key.chmod(0o644)
+    with pytest.raises(TypeError, match=r"others than its owner may read it \(mode 644\)"):
+        install(MCPServer("loose"))
+    key.write_text("not a key")
+    key.chmod(0o600)
+    with pytest.raises(TypeError, match=r"does not hold the key elicitkit wrote"):
+        install(MCPServer("loose"))
+
+
+@pytest.mark.parametrize(
+    ("url", "kind", "where"),
+    [
+        ("memory://", MemoryStore, None),
+        ("sqlite:///records.sqlite3", SqliteStore, "records.sqlite3"),
+        ("sqlite:///{tmp}/records.sqlite3", SqliteStore, "{tmp}/records.sqlite3"),
+        ("redis://127.0.0.1:1/0", RedisStore, None),
+    ],
+)
+def test_the_store_variable_names_the_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str, kind: type, where: str | None
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a relative file (and its key) lands here
+    monkeypatch.setenv("ELICITKIT_STORE", url.format(tmp=tmp_path))
+    store = _middleware(install(MCPServer("named"))).store
+    assert isinstance(store, kind)
+    if where is not None:
+        assert isinstance(store, SqliteStore)
+        assert store.path == Path(where.format(tmp=tmp_path))
+        assert store.path.with_suffix(".key").exists()  # the key file beside it
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"ELICITKIT_STORE": "postgres://db/x"}, r"at sqlite:///path \(one machine\)"),
+        ({"ELICITKIT_STORE": "sqlite://"}, r"a SQLite URL names a file"),
+        (
+            {"ELICITKIT_STORE": "memory://", "ELICITKIT_REDIS_URL": "redis://h/0"},
+            r"disagree\. ELICITKIT_REDIS_URL is the older name of ELICITKIT_STORE",
+        ),
+        ({"ELICITKIT_REDIS_URL": "sqlite:///x"}, r"is not a Redis URL"),
+    ],
+)
+def test_a_store_setting_that_cannot_be_followed_is_refused_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], message: str
+) -> None:
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(TypeError, match=message):
+        install(MCPServer("refused"))
 
 
 def test_the_variables_choose_the_sealing_key_and_a_redis_store(
@@ -122,3 +240,18 @@ def test_a_short_key_is_refused_with_what_to_do(monkeypatch: pytest.MonkeyPatch)
         "in every worker, for example the output of "
         "python -c 'import secrets; print(secrets.token_hex(32))'."
     )
+
+
+def test_a_state_folder_that_cannot_be_written_keeps_records_in_memory_and_says_how(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A read-only home (a container) must not stop a server that configured nothing."""
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
+    server = MCPServer("read-only")
+    before = _boundary(server)
+    install(server)
+    assert isinstance(_middleware(server).store, MemoryStore)
+    assert _boundary(server) is before  # its own process key, as before
+    assert "Set ELICITKIT_STORE to a writable sqlite:///path" in caplog.text

@@ -430,20 +430,23 @@ def test_install_warns_when_the_key_is_shared_but_the_store_is_not(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("MCP_REQUEST_STATE_KEY", "k" * 32)
-    monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
+    monkeypatch.setenv("ELICITKIT_STORE", "memory://")
     elicitkit.install(MCPServer("split"))
+    monkeypatch.delenv("ELICITKIT_STORE")
     elicitkit.install(MCPServer("explicit"), store=MemoryStore())
     split = (
         "elicitkit records dialogues in a MemoryStore of this process while "
         "MCP_REQUEST_STATE_KEY shares the sealing key, so a round that reaches another "
         "worker, or this one after a restart, finds no record of its call and is refused "
-        "(the user must start the call afresh). Share one store between the workers: set "
-        "ELICITKIT_REDIS_URL, or pass install(server, store=RedisStore(...))."
+        "(the user must start the call afresh). Share one store between the workers: "
+        "leave ELICITKIT_STORE unset (a file on this machine), set it to redis://... for "
+        "several machines, or pass install(server, store=SqliteStore(...) or RedisStore(...))."
     )
     assert [(r.levelno, r.getMessage()) for r in caplog.records] == 2 * [(logging.WARNING, split)]
     caplog.clear()
+    elicitkit.install(MCPServer("shared-file"))  # the default: a file every worker shares
     monkeypatch.delenv("MCP_REQUEST_STATE_KEY")
-    elicitkit.install(MCPServer("alone"))
+    elicitkit.install(MCPServer("alone"), store=MemoryStore())
     assert caplog.records == []
 
 

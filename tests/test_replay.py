@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import re
+import tempfile
 import time
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -368,8 +369,11 @@ async def _other_tool(client: Client, booking: Booking, key: str, state: str) ->
     await retry(client, "unbook", {"room": "101"}, {key: accept(**ADA)}, state)
 
 
-async def _other_server_instance(client: Client, booking: Booking, key: str, state: str) -> None:
-    other = Booking()  # same name and tools, its own ephemeral key
+async def _other_machine(client: Client, booking: Booking, key: str, state: str) -> None:
+    # Same name and tools, on another machine: its own state folder, so its own key file.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", tempfile.mkdtemp(prefix="elicitkit-other-machine-"))
+        other = Booking()
     refused: MCPError | None = None
     async with Client(other.server, elicitation_callback=never_called) as other_client:
         try:
@@ -386,7 +390,7 @@ REJECTED = [
     pytest.param(_expired, id="expired"),
     pytest.param(_other_arguments, id="other-arguments"),
     pytest.param(_other_tool, id="other-tool"),
-    pytest.param(_other_server_instance, id="other-server-instance"),
+    pytest.param(_other_machine, id="other-machine"),
 ]
 
 

@@ -151,9 +151,10 @@ async def test_answer_form_is_answered_before_the_asking_call_runs_it(sdk: str) 
         ran = await client.call_tool("answer_form", {"ticket": "forged"})
     assert refused.is_error
     assert text_of(refused) == (
-        "The ticket passed to answer_form is not one this server issued (it is malformed or "
-        "was altered), so nothing was run. Pass the ticket exactly as the tool returned it, or "
-        "call the tool again to get a fresh one."
+        "This server process cannot open the ticket passed to answer_form, so nothing was run: "
+        "it was sealed with a key this process does not have (another process of the server "
+        "issued it, and the two share no key), or it was altered on the way. Call the tool again "
+        "to get a fresh ticket, and pass it exactly as the tool returned it."
     )
     assert ran.is_error
     assert text_of(ran) == CRASHED_ANSWER[sdk]

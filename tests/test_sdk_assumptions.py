@@ -319,3 +319,41 @@ async def test_a_base_exception_group_passes_the_tool_runner() -> None:
         f"elicitkit's middleware saw {seen}, and relies on it to find the questions of "
         "concurrent ask()s (integrations/_asking_call.py _questions)."
     )
+
+
+DEFAULT_POLICY_SCRIPT = """
+import sys
+{first}
+from fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from elicitkit.integrations._default_policy import made_by_default
+from elicitkit.integrations._sdk_private import fastmcp_default_policy, state_security
+
+def policy(chain):
+    (boundary,) = (m for m in chain if isinstance(m, RequestStateBoundary))
+    return state_security(boundary)
+
+chosen = RequestStateSecurity(keys=["k" * 32], audience="x")
+print(made_by_default(policy(MCPServer("default").middleware)),
+      made_by_default(policy(FastMCP("default")._mcp_server.middleware)),
+      made_by_default(policy(MCPServer("chosen", request_state_security=chosen).middleware)),
+      fastmcp_default_policy(FastMCP("default")),
+      fastmcp_default_policy(FastMCP("chosen", request_state_security=chosen)))
+"""
+
+
+@pytest.mark.parametrize(
+    "first", ["import elicitkit", "import mcp.server.request_state; import elicitkit"]
+)
+def test_both_sdks_make_their_default_policy_with_ephemeral(first: str, run_python: Any) -> None:
+    """elicitkit imported before the SDK (its finder wraps ``ephemeral`` on import) or after
+    (wrapped at once): either way both SDKs' defaults are told from a chosen policy."""
+    done = run_python(DEFAULT_POLICY_SCRIPT.format(first=first))
+    assert done.stdout.split() == ["True", "True", "False", "True", "False"], (
+        "MCPServer or FastMCP no longer seal with RequestStateSecurity.ephemeral() when no "
+        "request_state_security= is given, or fastmcp no longer keeps None in "
+        "FastMCP._request_state_security: elicitkit relies on it to replace only the SDK's "
+        "per-process key with the key file beside the records (_default_policy.py). "
+        f"Output: {done.stdout!r} {done.stderr[-2000:]!r}"
+    )

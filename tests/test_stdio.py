@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -47,7 +48,12 @@ BOOKING = REPO / "examples" / "booking.py"
 TIMEOUT = 20.0  # seconds for a whole SDK session, or for one raw message to arrive
 # The SDK's default environment for a stdio server, plus this checkout first on the path: an
 # example imports this checkout's elicitkit, not an editable install of another worktree.
-SERVER_ENV = {**get_default_environment(), "PYTHONPATH": str(REPO)}
+SERVER_ENV = {
+    **get_default_environment(),
+    "PYTHONPATH": str(REPO),
+    # The run's own state folder (tests/conftest.py): the servers' record files and keys.
+    "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+}
 
 
 @dataclass(frozen=True)

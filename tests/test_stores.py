@@ -7,12 +7,13 @@ import secrets
 import sys
 import tracemalloc
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
 
 from elicitkit._replay.store import ENTRY_OVERHEAD_BYTES
-from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore, SqliteStore
 from elicitkit.testing import FakeClock
 from tests.redis_clock import elapse_on_redis
 from tests.redis_server import ON_REDIS
@@ -30,11 +31,17 @@ def fake_clock() -> Iterator[FakeClock]:
         yield clock
 
 
-@pytest.fixture(params=["memory", ON_REDIS])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[OutcomeStore]:
+@pytest.fixture(params=["memory", "sqlite", ON_REDIS])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[OutcomeStore]:
     if request.param == "memory":
         request.getfixturevalue("fake_clock")  # a memory store's leases run on elicitkit's clock
         yield MemoryStore()
+        return
+    if request.param == "sqlite":
+        request.getfixturevalue("fake_clock")  # judged by elicitkit's wall clock, `now`
+        sqlite = SqliteStore(tmp_path / "records.sqlite3")
+        yield sqlite
+        sqlite.close()
         return
     client = Redis.from_url(request.getfixturevalue("redis_url"))
     try:
@@ -51,7 +58,7 @@ def elapse(store: OutcomeStore, request: pytest.FixtureRequest) -> Elapse:
     ``TIME``: the test waits until Redis's clock has moved on that far (bounded, generously),
     so the lease or entry has lapsed by the only clock that counts, however slow the machine.
     """
-    if isinstance(store, MemoryStore):
+    if isinstance(store, MemoryStore | SqliteStore):
         fake: FakeClock = request.getfixturevalue("fake_clock")
 
         async def jump(seconds: float) -> None:

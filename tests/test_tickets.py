@@ -12,9 +12,10 @@ from elicitkit._replay.ticket import MAX_TICKET_CHARS, Ticket, TicketRefused, Ti
 CODEC = AESGCMRequestStateCodec([b"s" * 32])
 TICKET = Ticket("ship", {"item": "lamp"}, '{"v":2}', "dlg", ("address#1",), ("address#1",))
 NOT_OURS = (
-    "The ticket passed to answer_form is not one this server issued (it is malformed or was "
-    "altered), so nothing was run. Pass the ticket exactly as the tool returned it, or call "
-    "the tool again to get a fresh one."
+    "This server process cannot open the ticket passed to answer_form, so nothing was run: "
+    "it was sealed with a key this process does not have (another process of the server "
+    "issued it, and the two share no key), or it was altered on the way. Call the tool again "
+    "to get a fresh ticket, and pass it exactly as the tool returned it."
 )
 
 

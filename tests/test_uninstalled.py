@@ -12,6 +12,7 @@ server's log holds one line per failure, not a traceback.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -32,7 +33,12 @@ from tests.sdks import ERAS, SDKS
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = REPO / "tests" / "servers" / "uninstalled.py"
-ENV = {**get_default_environment(), "PYTHONPATH": str(REPO)}
+ENV = {
+    **get_default_environment(),
+    "PYTHONPATH": str(REPO),
+    # The run's own state folder (tests/conftest.py): the servers' record files and keys.
+    "XDG_STATE_HOME": os.environ["XDG_STATE_HOME"],
+}
 TIMEOUT = 30.0
 
 # tool -> the function its error names

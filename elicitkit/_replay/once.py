@@ -59,17 +59,20 @@ from typing import Any, NoReturn, Protocol, TypeVar, cast
 import anyio
 
 import elicitkit._clock as clock
-from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore
+from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore, StoreFull
 
 R = TypeVar("R")
 T = TypeVar("T")
 
 logger = logging.getLogger("elicitkit")
 
+# How a refusal tells a client to begin the call again. The answer_form handler rewrites it
+# for a model, which never holds a requestState (`elicitkit.integrations._answer_call`).
+AFRESH = "the call afresh without requestState"
 INTERRUPTED = (
     "An earlier request for this call was interrupted before it finished (cancelled, or its "
     "server failed), so the call is not run again: what it had already done is unknown. "
-    "Check the outcome, then start the call afresh without requestState to try again."
+    f"Check the outcome, then start {AFRESH} to try again."
 )
 BUSY = (
     "Another request for this same call is still running, so its outcome is not known yet. "
@@ -79,13 +82,17 @@ FORGOTTEN = (
     "The server has lost track of this call: the store where it records each call's "
     "outcome has no trace of it (the store restarted, failed over, evicted or expired it, "
     "or is not shared by the server's processes), so the server cannot tell whether the "
-    "call already ran, and it does not run it again. Check the outcome, then start the "
-    "call afresh without requestState to try again."
+    "call already ran, and it does not run it again. Check the outcome, then start "
+    f"{AFRESH} to try again."
 )
 STORE_UNAVAILABLE = (
     "The server could not reach the store where it records each call's outcome, so it "
     "cannot tell whether this call already ran, and it did not run it. Send the same "
     "request again in a little while."
+)
+STORE_FULL = (
+    "The server is holding as many unfinished calls as it can, so it did not start this "
+    "one, and nothing ran. Try again in a few minutes."
 )
 TOO_LARGE_TO_KEEP = (
     "This call already completed, and it is not run again. Its result ({size} bytes, "
@@ -201,8 +208,8 @@ class AtMostOnce:
             return result
         try:
             await self._call("open", lambda: self.store.open(dialogue, keep=self.keep))
-        except StoreUnavailable:
-            return outcomes.refused(STORE_UNAVAILABLE)
+        except StoreUnavailable as error:
+            return outcomes.refused(_refusal(error))
         return result
 
     async def run(
@@ -241,8 +248,8 @@ class AtMostOnce:
         token = lease.token
         try:
             claim = await self._claim(dialogue, token, known=known)
-        except StoreUnavailable:
-            return outcomes.refused(STORE_UNAVAILABLE)
+        except StoreUnavailable as error:
+            return outcomes.refused(_refusal(error))
         if claim.status == "recorded":
             return self._replayed(claim.outcome or "", outcomes)
         if claim.status == "interrupted":
@@ -450,6 +457,12 @@ class AtMostOnce:
                 )
             )
         return replayed(record, outcomes)
+
+
+def _refusal(error: StoreUnavailable) -> str:
+    """What a round refused by its store is told (a full store's bounds go to the log only)."""
+    cause = error.__cause__
+    return STORE_FULL if isinstance(cause, StoreFull) else STORE_UNAVAILABLE
 
 
 class RoundLease:

@@ -61,6 +61,14 @@ class Claim:
     outcome: str | None = None
 
 
+class StoreFull(Exception):
+    """A bounded store that is full refuses a new dialogue, rather than drop an older one.
+
+    Its message says which bounds and how to raise them; the round that opened or claimed
+    the new dialogue is refused with it. Updates of existing entries never raise it.
+    """
+
+
 class OutcomeStore(Protocol):
     """Records the outcome of each dialogue, shared by every server process.
 

@@ -151,9 +151,10 @@ class Tickets:
 
 
 _NOT_OURS = (
-    "The ticket passed to answer_form is not one this server issued (it is malformed or was "
-    "altered), so nothing was run. Pass the ticket exactly as the tool returned it, or call "
-    "the tool again to get a fresh one."
+    "This server process cannot open the ticket passed to answer_form, so nothing was run: "
+    "it was sealed with a key this process does not have (another process of the server "
+    "issued it, and the two share no key), or it was altered on the way. Call the tool again "
+    "to get a fresh ticket, and pass it exactly as the tool returned it."
 )
 
 

@@ -8,7 +8,7 @@ for ``GETDEL``)::
 
     install(server, completions=RedisCompletions(Redis.from_url("redis://localhost:6379/0")))
 
-(``install()`` does this itself when ``ELICITKIT_REDIS_URL`` is set and no router was
+(``install()`` does this itself when ``ELICITKIT_STORE`` is a Redis URL and no router was
 chosen; `elicitkit.url.use_completions` makes one the process default instead.) The session
 that asked lives in one process; the page's callback may land on any. So the way to notify
 a session (a callable bound to its stream) stays in the process that holds it, and Redis

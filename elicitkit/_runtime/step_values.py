@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 from elicitkit._compiler.field_sources import is_dataclass_type, is_pydantic_model, is_struct
 from elicitkit._compiler.type_hints import type_name
+from elicitkit._replay.once import AFRESH
 from elicitkit.errors import StepDefinitionError
 
 _TAGS = ("$date", "$datetime", "$enum", "$dc", "$pd", "$ms", "$m")
@@ -126,8 +127,7 @@ def decode(data: object) -> Any:
 def _changed(path: str, what: str) -> TypeError:
     return TypeError(
         f"The recorded step value names {path!r}, which is {what} (the class changed since "
-        "the step was recorded), so the step's result cannot be rebuilt. Start the call "
-        "afresh without requestState."
+        f"the step was recorded), so the step's result cannot be rebuilt. Start {AFRESH}."
     )
 
 

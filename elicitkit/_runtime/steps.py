@@ -50,7 +50,7 @@ import anyio.to_thread
 
 from elicitkit._compiler.type_hints import return_hint, step_type_problem
 from elicitkit._lru import Lru
-from elicitkit._replay.once import StoreUnavailable
+from elicitkit._replay.once import AFRESH, StoreUnavailable
 from elicitkit._replay.state import CarriedStep, NeedInput
 from elicitkit._runtime.context import (
     StepBook,
@@ -343,8 +343,8 @@ def _rebuilt_error(data: Any) -> BaseException:
 _INTERRUPTED = (
     "The step {key!r} was started in an earlier round of this call that was interrupted "
     "before it recorded the step's outcome, so whether it took effect is unknown and it is "
-    "not run again. Check its effect, then start the call afresh without requestState; mark "
-    "the step retry_safe=True only if running it twice is harmless."
+    f"not run again. Check its effect, then start {AFRESH}; mark the step retry_safe=True "
+    "only if running it twice is harmless."
 )
 _UNREACHABLE = (
     "The step {key!r} was not run: the store where this call's steps are recorded could not "
@@ -354,7 +354,7 @@ _UNREACHABLE = (
 _UNRECORDED = (
     "The step {key!r} ran, but its outcome could not be recorded (the store could not be "
     "reached), so the call stops here rather than risk running it again. Check its effect, "
-    "then start the call afresh without requestState."
+    f"then start {AFRESH}."
 )
 _STILL_MARKED = (
     "The step {key!r} ran and its outcome was recorded, but the store could not be told that "

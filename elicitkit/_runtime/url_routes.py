@@ -6,7 +6,7 @@ calls `complete_url` with the id. `LocalCompletions` keeps the routes in this pr
 servers run as several processes use `elicitkit.url.RedisCompletions`.
 
 Each server has its router: ``install(server, completions=...)``; without one, the server
-uses a `RedisCompletions` at ``ELICITKIT_REDIS_URL`` when that is set, else the process
+uses a `RedisCompletions` at ``ELICITKIT_STORE`` when that is a Redis URL, else the process
 default (`use_completions`, itself a `LocalCompletions` unless chosen), looked up at each
 call. ``ask_url`` registers with the router of the server whose call it runs in. The web
 callback runs outside any call, so `complete_url` without a router tries the process
@@ -322,9 +322,9 @@ def completions_chosen() -> bool:
 def use_completions(router: CompletionRouter) -> None:
     """Make ``router`` the process default (initially a `LocalCompletions`).
 
-    A server installed without ``completions=`` (and without ``ELICITKIT_REDIS_URL``) routes
-    through the process default of the moment its tool asks, so this may be called before
-    or after ``install()``. `complete_url` always tries it.
+    A server installed without ``completions=`` (and without a Redis URL in
+    ``ELICITKIT_STORE``) routes through the process default of the moment its tool asks, so
+    this may be called before or after ``install()``. `complete_url` always tries it.
     """
     _router[0] = router
 

@@ -11,6 +11,7 @@ from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.context import surface_without_a_call
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit._runtime.url_routes import CompletionRouter
+from elicitkit.integrations._default_policy import watch as watch_default_policies
 from elicitkit.integrations._options import InstallOptions
 from elicitkit.integrations._uninstalled import readable_anywhere
 
@@ -22,6 +23,8 @@ ServerT = TypeVar("ServerT")
 
 # ask() in a tool of a server without install() still reaches the client readably.
 surface_without_a_call(readable_anywhere)
+# Servers built from now on can be told to have kept the SDK's per-process key.
+watch_default_policies()
 
 
 def install(
@@ -42,19 +45,21 @@ def install(
         server: An ``mcp.server.mcpserver.MCPServer`` (official SDK, mcp 2.3+) or a
             ``fastmcp.FastMCP`` (fastmcp 4.2+, the ``elicitkit[fastmcp]`` extra).
         store: Where completed dialogues are recorded on 2026-07-28, so that a replayed
-            final round gets the recorded outcome instead of running the handler again
-            (default: a `MemoryStore` in this process; share one such as a
-            ``RedisStore`` between processes; with no ``store`` and the environment
-            variable ``ELICITKIT_REDIS_URL`` set, a ``RedisStore`` at that URL).
+            final round gets the recorded outcome instead of running the handler again.
+            Default: the store ``$ELICITKIT_STORE`` names (``sqlite:///path``,
+            ``redis://...``, ``memory://``; ``$ELICITKIT_REDIS_URL`` is another name for a
+            Redis URL), else a ``SqliteStore`` in the server's file in this user's state
+            folder, which every process of the server on this machine shares (see
+            "Records and scale" in the docs).
         limits: The caps on one dialogue (default: `ReplayLimits()`).
         completions: Where this server routes URL-mode completions on the 2025 eras
-            (``complete_url`` finds it). Default: with ``ELICITKIT_REDIS_URL`` set (and no
+            (``complete_url`` finds it). Default: with a Redis URL in ``ELICITKIT_STORE`` (and no
             `elicitkit.url.use_completions` choice), a ``RedisCompletions`` at that URL;
             else the process default of the moment (`use_completions`, initially a
             ``LocalCompletions``). Installing two servers keeps both routable.
         tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: a
             ``MemoryTaskStore`` in this process; share one such as a ``RedisTaskStore``
-            between processes; with no ``tasks`` and ``ELICITKIT_REDIS_URL`` set, a
+            between processes; with no ``tasks`` and a Redis URL in ``ELICITKIT_STORE``, a
             ``RedisTaskStore`` at that URL).
         on_unsupported: What ``ask()`` does in this server's tools when the client cannot
             show forms (each ``ask()`` may choose its own): ``"raise"`` (the default:
@@ -67,14 +72,18 @@ def install(
 
     With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
     in every worker), ``requestState`` is sealed with it instead of the server's own
-    process-local key, so a retry may reach any worker.
+    process-local key, so a retry may reach any worker. Without it, a server that kept its
+    SDK's default (per-process) policy and records in a ``SqliteStore`` seals with the key
+    file beside the records (owner-only), which every process on the machine reads.
 
     Returns:
         The same server, so ``server = install(MCPServer("name"))`` reads well.
 
     Raises:
-        TypeError: ``server`` is not a server elicitkit can install on, or
-            ``MCP_REQUEST_STATE_KEY`` is shorter than 32 bytes.
+        TypeError: ``server`` is not a server elicitkit can install on,
+            ``MCP_REQUEST_STATE_KEY`` is shorter than 32 bytes, ``ELICITKIT_STORE`` names
+            no store elicitkit can open, or the key file is unreadable or readable by
+            others than its owner.
     """
     options = InstallOptions(
         store=store,

@@ -12,10 +12,12 @@ import functools
 from dataclasses import replace
 from typing import Any
 
+import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elicitkit._replay.once import RoundLease
+from elicitkit._replay.once import AFRESH, RoundLease
 from elicitkit._replay.state import Replay
 from elicitkit._replay.ticket import TicketRefused
 from elicitkit._runtime.context import current_run
@@ -72,7 +74,7 @@ class AnswerFormCall:
         token = current_run.set(run)
         run.lease = RoundLease(asking.once, replay.dialogue)
         try:
-            return await asking.once.run(
+            result = await asking.once.run(
                 replay.dialogue,
                 functools.partial(
                     asking.run_round, inner, call_next, run, outcomes, answering=True
@@ -81,8 +83,36 @@ class AnswerFormCall:
                 known=replay.known,
                 lease=run.lease,
             )
+        except MCPError as error:
+            # A protocol error means nothing to a model (an interrupted or forgotten call,
+            # an error the tool raised): it gets a tool error it can act on.
+            return error_outcome("tools/call", for_the_model(error.error.message, ticket.tool))
         finally:
             current_run.reset(token)
+        if isinstance(result, types.CallToolResult) and result.is_error:
+            return _rewritten(result, ticket.tool)
+        return result
+
+
+def for_the_model(message: str, tool: str) -> str:
+    """``message`` with its advice to resend "without requestState" made a model's next move.
+
+    A model never holds a ``requestState``: to start afresh it calls the tool itself again,
+    which gives it a fresh form and ticket.
+    """
+    return message.replace(
+        AFRESH, f"the call afresh: call the tool {tool!r} again (not {ANSWER_TOOL}) for a new form"
+    )
+
+
+def _rewritten(result: types.CallToolResult, tool: str) -> types.CallToolResult:
+    content = [
+        block.model_copy(update={"text": for_the_model(block.text, tool)})
+        if isinstance(block, types.TextContent)
+        else block
+        for block in result.content
+    ]
+    return result.model_copy(update={"content": content})
 
 
 _NOT_A_DIALOGUE = (

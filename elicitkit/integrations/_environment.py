@@ -1,14 +1,17 @@
 """What ``install()`` reads from the environment, so several workers are configured alike.
 
-Two variables make a server ready to run as several processes behind a load balancer on
-MCP 2026-07-28, with no code change between one worker and many:
+With neither variable, the server's processes on one machine share the default record file
+and the key file beside it (`elicitkit.integrations._machine_records`). Two variables make
+a server ready to run on several machines behind a load balancer on MCP 2026-07-28, with
+no code change between one worker and many:
 
 * ``MCP_REQUEST_STATE_KEY``: the secret (32 bytes or more) that seals ``requestState``.
   Every worker must seal with the same key, or a retry that reaches another worker is
   refused. When it is set, ``install()`` seals with it instead of the server's own
   process-local key (keeping the server's expiry, audience and principal binding).
-* ``ELICITKIT_REDIS_URL``: where completed dialogues are recorded (a ``redis://`` URL). When
-  it is set and ``install()`` gets no ``store=``, it records them in a `RedisStore` there, so
+* ``ELICITKIT_STORE``: where completed dialogues are recorded, as a URL (``sqlite:///path``,
+  ``redis://...``, ``memory://``; ``ELICITKIT_REDIS_URL`` is its older name for a Redis URL).
+  With a Redis URL and no ``store=``, ``install()`` records them in a `RedisStore` there, so
   a final round replayed to another worker gets the recorded outcome. And unless the author
   chose a completion router (``install(server, completions=...)`` or ``use_completions``),
   the server's URL-mode completions are routed there by a `RedisCompletions`, so a
@@ -24,7 +27,9 @@ audience), which neither SDK exposes, is read privately (`_sdk_private.state_sec
 
 from __future__ import annotations
 
+import logging
 import os
+from pathlib import Path
 from typing import Any
 
 from mcp.server.context import ServerMiddleware
@@ -34,33 +39,67 @@ from mcp.server.request_state import (
     authenticated_principal,
 )
 
+from elicitkit._replay.sqlite_store import SqliteStore
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.url_routes import CompletionRouter, completions_chosen
+from elicitkit.integrations._machine_records import default_database, key_beside, unwritable
 from elicitkit.integrations._sdk_private import state_security
 
+logger = logging.getLogger("elicitkit")
+
 STATE_KEY_VARIABLE = "MCP_REQUEST_STATE_KEY"
+STORE_VARIABLE = "ELICITKIT_STORE"
 REDIS_URL_VARIABLE = "ELICITKIT_REDIS_URL"
 _MIN_KEY_BYTES = 32  # the SDK's own minimum for a sealing key
 
 
 def defaults_from_environment(
-    store: OutcomeStore | None, completions: CompletionRouter | None, tasks: TaskStore | None
-) -> tuple[OutcomeStore | None, CompletionRouter | None, TaskStore | None]:
-    """Fill what ``install()`` was not given from ``$ELICITKIT_REDIS_URL``, on one client.
+    store: OutcomeStore | None,
+    completions: CompletionRouter | None,
+    tasks: TaskStore | None,
+    *,
+    server_name: str | None,
+) -> tuple[OutcomeStore, CompletionRouter | None, TaskStore | None]:
+    """Fill what ``install()`` was not given from ``$ELICITKIT_STORE``, or the machine default.
 
-    With the variable set: a `RedisStore` for ``store``, a `RedisTaskStore` for ``tasks``,
-    and a `RedisCompletions` for ``completions`` unless the author chose a process default
-    (`use_completions`). What was given, or everything when the variable is unset, is
-    returned as it came. One Redis client (one connection pool) serves all three.
+    ``$ELICITKIT_STORE`` (or its synonym ``$ELICITKIT_REDIS_URL``) is a URL:
+
+    * ``redis://`` or ``rediss://`` (or ``unix://``): a `RedisStore` for ``store``, a
+      `RedisTaskStore` for ``tasks``, and a `RedisCompletions` for ``completions`` unless the
+      author chose a process default (`use_completions`), all on one Redis client;
+    * ``sqlite:///path`` (``sqlite:////abs`` or ``sqlite:///rel``): a `SqliteStore` there;
+    * ``memory://``: a `MemoryStore` of this process.
+
+    Unset: a `SqliteStore` in the server's file on this machine
+    (`elicitkit.integrations._machine_records.default_database`). What was given is
+    returned as it came; ``tasks`` and ``completions`` stay ``None`` (the process's own)
+    unless the URL is Redis's.
+
+    Raises:
+        TypeError: The URL has another scheme, the two variables disagree, or redis is
+            not installed for a Redis URL.
     """
+    url = _store_url()
+    if url is None:
+        return _machine_default(server_name) if store is None else store, completions, tasks
+    scheme = url.partition("://")[0].lower()
+    if scheme == "memory":
+        return MemoryStore() if store is None else store, completions, tasks
+    if scheme == "sqlite":
+        return SqliteStore(_sqlite_path(url)) if store is None else store, completions, tasks
+    if scheme not in ("redis", "rediss", "unix"):
+        raise TypeError(
+            f"Cannot record dialogues at {STORE_VARIABLE}={url!r}: elicitkit stores records "
+            "at sqlite:///path (one machine), redis://host:port/db (several machines) or "
+            "memory:// (this process only). Set it to one of those, or unset it for the "
+            "default file on this machine."
+        )
     route = completions is None and not completions_chosen()
     if store is not None and tasks is not None and not route:
         return store, completions, tasks
-    redis = _redis_from_environment()
-    if redis is None:
-        return store, completions, tasks
-    # Imported here: each imports redis, an optional dependency, only when the URL is set.
+    redis = _redis_at(url)
+    # Imported here: each imports redis, an optional dependency, only for a Redis URL.
     from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
     from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415
     from elicitkit._runtime.redis_completions import RedisCompletions  # noqa: PLC0415
@@ -70,6 +109,55 @@ def defaults_from_environment(
         RedisCompletions(redis) if route else completions,
         RedisTaskStore(redis) if tasks is None else tasks,
     )
+
+
+def _machine_default(server_name: str | None) -> OutcomeStore:
+    database = default_database(server_name)
+    problem = unwritable(database.parent)
+    if problem is None:
+        return SqliteStore(database)
+    # A read-only home (a container, a sandbox) must not stop a server that set nothing:
+    # it serves one process as before, and the log says how to share its records.
+    logger.warning(
+        "elicitkit cannot keep this server's records in %s (%s), so it keeps them in this "
+        "process's memory: a 2026-07-28 call that reaches another process of the server, or "
+        "this one after a restart, is refused. Set %s to a writable sqlite:///path, or to "
+        "redis://... for several machines.",
+        database.parent,
+        problem,
+        STORE_VARIABLE,
+    )
+    return MemoryStore()
+
+
+def _store_url() -> str | None:
+    store = os.environ.get(STORE_VARIABLE, "").strip()
+    redis = os.environ.get(REDIS_URL_VARIABLE, "").strip()
+    if store and redis and store != redis:
+        raise TypeError(
+            f"Cannot tell where to record dialogues: {STORE_VARIABLE}={store!r} and "
+            f"{REDIS_URL_VARIABLE}={redis!r} disagree. {REDIS_URL_VARIABLE} is the older "
+            f"name of {STORE_VARIABLE} for a Redis URL: set only {STORE_VARIABLE}."
+        )
+    if redis and redis.partition("://")[0].lower() not in ("redis", "rediss", "unix"):
+        raise TypeError(
+            f"{REDIS_URL_VARIABLE}={redis!r} is not a Redis URL (redis://host:port/db). "
+            f"For another store, set {STORE_VARIABLE} instead."
+        )
+    return store or redis or None
+
+
+def _sqlite_path(url: str) -> Path:
+    # sqlite:///records.sqlite3 is relative, sqlite:////var/lib/x.sqlite3 absolute (as in
+    # SQLAlchemy's URLs); the query string, if any, is not elicitkit's to read.
+    path = url.partition("://")[2].partition("?")[0]
+    if not path.startswith("/") or len(path) < 2:
+        raise TypeError(
+            f"Cannot record dialogues at {STORE_VARIABLE}={url!r}: a SQLite URL names a file, "
+            "as sqlite:///records.sqlite3 (relative to the working folder) or "
+            "sqlite:////var/lib/app/records.sqlite3 (absolute)."
+        )
+    return Path(path[1:])
 
 
 def split_memory(store: OutcomeStore) -> str | None:
@@ -89,46 +177,55 @@ def split_memory(store: OutcomeStore) -> str | None:
         f"elicitkit records dialogues in a MemoryStore of this process while "
         f"{STATE_KEY_VARIABLE} shares the sealing key, so a round that reaches another "
         "worker, or this one after a restart, finds no record of its call and is refused "
-        "(the user must start the call afresh). Share one store between the workers: set "
-        f"{REDIS_URL_VARIABLE}, or pass install(server, store=RedisStore(...))."
+        "(the user must start the call afresh). Share one store between the workers: "
+        f"leave {STORE_VARIABLE} unset (a file on this machine), set it to redis://... for "
+        "several machines, or pass install(server, store=SqliteStore(...) or RedisStore(...))."
     )
 
 
-def _redis_from_environment() -> Any:
-    url = os.environ.get(REDIS_URL_VARIABLE, "").strip()
-    if not url:
-        return None
+def _redis_at(url: str) -> Any:
     try:
         from redis.asyncio import Redis  # noqa: PLC0415  (optional dependency)
     except ImportError:
         raise TypeError(
-            f"Cannot record dialogues at {REDIS_URL_VARIABLE}: the redis package is not "
-            'installed. Install it with pip install "elicitkit[redis]", or unset the variable.'
+            f"Cannot record dialogues at {url!r}: the redis package is not installed. Install "
+            f'it with pip install "elicitkit[redis]", or unset {STORE_VARIABLE}.'
         ) from None
     return Redis.from_url(url)  # pyright: ignore[reportUnknownMemberType]
 
 
-def seal_with_environment_key(
-    chain: list[ServerMiddleware[Any]], boundary: RequestStateBoundary, *, audience: str | None
+def seal_with_shared_key(
+    chain: list[ServerMiddleware[Any]],
+    boundary: RequestStateBoundary,
+    *,
+    audience: str | None,
+    beside: Path | None,
 ) -> RequestStateBoundary:
-    """Seal with ``$MCP_REQUEST_STATE_KEY`` when the variable is set; return the boundary.
+    """Seal with a key every process shares, when there is one; return the boundary.
 
-    The boundary in ``chain`` is replaced by a new one that seals with the key and keeps
-    the server's expiry, principal binding and audience (``audience``: the server's name,
-    the default audience the SDK gives its own boundary).
+    The key is ``$MCP_REQUEST_STATE_KEY`` when it is set; else, with ``beside`` (the record
+    file of a server that kept the SDK's default, per-process policy), the key file beside
+    it (`elicitkit.integrations._machine_records.key_beside`). The boundary in ``chain`` is
+    then replaced by a new one that seals with the key and keeps the server's expiry,
+    principal binding and audience (``audience``: the server's name, the default audience
+    the SDK gives its own boundary).
     """
     key = os.environ.get(STATE_KEY_VARIABLE, "")
+    current = state_security(boundary)
     if not key:
-        return boundary
+        if beside is None or current is None:
+            return boundary
+        key, source = key_beside(beside), f"the key file {beside.with_suffix('.key')}"
+    else:
+        source = STATE_KEY_VARIABLE
     size = len(key.encode())
     if size < _MIN_KEY_BYTES:
         raise TypeError(
-            f"Cannot seal requestState with {STATE_KEY_VARIABLE}: it is {size} bytes, and a "
+            f"Cannot seal requestState with {source}: it is {size} bytes, and a "
             f"sealing key needs at least {_MIN_KEY_BYTES} bytes of secret randomness. Set it "
             "to the same random secret in every worker, for example the output of "
             "python -c 'import secrets; print(secrets.token_hex(32))'."
         )
-    current = state_security(boundary)
     if current is None:
         # Without the server's policy, a new boundary would silently drop the author's
         # expiry, principal binding or audience: refuse, and say how to pass the key.
@@ -148,7 +245,7 @@ def seal_with_environment_key(
         )
     except ValueError as error:
         raise TypeError(
-            f"Cannot seal requestState with {STATE_KEY_VARIABLE}: {error}. Set it to a random "
+            f"Cannot seal requestState with {source}: {error}. Set it to a random "
             "secret of 32 bytes or more, the same in every worker."
         ) from None
     sealing = RequestStateBoundary(shared, default_audience=audience)

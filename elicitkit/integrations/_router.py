@@ -24,7 +24,6 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.store import OutcomeStore
-from elicitkit._replay.tasks import MemoryTaskStore
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit._runtime.url_routes import CompletionRouter
@@ -54,14 +53,14 @@ class ElicitkitMiddleware:
         keep: float,
         wait: float = 30.0,
         completions: CompletionRouter | None = None,
-        tasks: TaskEngine | None = None,
+        tasks: TaskEngine,
         on_unsupported: OnUnsupported = "raise",
         companion: Companion | None = None,
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
         ``completions`` is the server's URL-mode router; ``None``: the process default.
-        ``tasks`` keeps the tasks of ``go_async()`` (default: in this process's memory).
+        ``tasks`` runs and keeps the tasks of ``go_async()``.
         ``on_unsupported`` is the server's policy for clients that cannot show forms, and
         ``companion`` its ``answer_form`` (with ``"ask_model"``).
         """
@@ -69,7 +68,7 @@ class ElicitkitMiddleware:
         self.limits = limits
         self.once = AtMostOnce(store, keep=keep, wait=wait)
         self.router = completions
-        self.tasks = TaskEngine.of(MemoryTaskStore()) if tasks is None else tasks
+        self.tasks = tasks
         self.on_unsupported: OnUnsupported = on_unsupported
         self.companion = companion
         asking = AskingCall(

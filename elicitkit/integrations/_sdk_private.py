@@ -94,6 +94,14 @@ def fastmcp_sdk_server(server: object) -> Server[Any] | None:
     return inner if _is_sdk_server(inner) else None
 
 
+def fastmcp_default_policy(server: object) -> bool:
+    """Whether a ``fastmcp.FastMCP`` was built without ``request_state_security=``.
+
+    fastmcp keeps ``None`` then, and its server layer seals with a key of this process.
+    """
+    return getattr(server, "_request_state_security", False) is None
+
+
 def fastmcp_extensions(server: object) -> Mapping[str, object]:
     """The extensions registered on a ``fastmcp.FastMCP`` (``add_extension``), by identifier.
 

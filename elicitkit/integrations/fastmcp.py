@@ -45,7 +45,11 @@ from elicitkit.integrations._answer_form import answer_form
 from elicitkit.integrations._host import Host
 from elicitkit.integrations._options import InstallOptions
 from elicitkit.integrations._sdk_errors import UrlRequired
-from elicitkit.integrations._sdk_private import fastmcp_extensions, fastmcp_sdk_server
+from elicitkit.integrations._sdk_private import (
+    fastmcp_default_policy,
+    fastmcp_extensions,
+    fastmcp_sdk_server,
+)
 from elicitkit.integrations.mcp import install_in_chain
 
 _HOST = Host(
@@ -117,6 +121,7 @@ def install(server: FastMCP[Any], options: InstallOptions) -> None:
         replace(_HOST, output_schema=output_schema, tool_function=tool_function),
         replace(options, on_unsupported=policy),
         audience=server.name,
+        sdk_default_policy=fastmcp_default_policy(server),
     )
     if added and policy == "ask_model":
         # No output schema: it returns the result of the tool it answers for.

@@ -39,16 +39,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from elicitkit._replay.limits import ReplayLimits
-from elicitkit._replay.store import MemoryStore
+from elicitkit._replay.sqlite_store import SqliteStore
 from elicitkit._replay.tasks import MemoryTaskStore
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import check_policy
 from elicitkit._runtime.url_routes import installed_with
 from elicitkit.integrations._answer_form import Companion, answer_form
+from elicitkit.integrations._default_policy import made_by_default
 from elicitkit.integrations._environment import (
     defaults_from_environment,
-    seal_with_environment_key,
+    seal_with_shared_key,
     split_memory,
 )
 from elicitkit.integrations._host import Host
@@ -123,6 +124,7 @@ def install_in_chain(
     options: InstallOptions,
     *,
     audience: str | None = None,
+    sdk_default_policy: bool = False,
 ) -> bool:
     """Append elicitkit's middleware to a server's SDK middleware ``chain`` (once).
 
@@ -131,6 +133,8 @@ def install_in_chain(
         host: What the server is.
         options: `elicitkit.install`'s options, ``on_unsupported`` already checked.
         audience: The server's name: the audience the SDK's boundary seals for by default.
+        sdk_default_policy: The server seals with its SDK's default policy (a key of this
+            process), as its SDK says; else judged by `made_by_default`.
 
     Returns:
         Whether the middleware was added (``False``: it was already installed).
@@ -178,18 +182,22 @@ def install_in_chain(
             "RequestStateBoundary, so answers carried between rounds would travel unsealed. "
             f"Keep the boundary {host.name} installs by default."
         )
-    # Configuration shared by every worker: the sealing key, the dialogue store, the router.
-    boundary = seal_with_environment_key(chain, boundary, audience=audience)
-    # Every record kind follows the variable, or `tasks/get` on another worker would not
+    # Configuration shared by every worker: the dialogue store, the router, the sealing key.
+    # Every record kind follows the one setting, or `tasks/get` on another worker would not
     # find a task this one started.
-    store, completions, tasks = defaults_from_environment(store, completions, tasks)
+    store, completions, tasks = defaults_from_environment(
+        store, completions, tasks, server_name=audience
+    )
+    # A server that kept the SDK's per-process key seals with the key beside its record
+    # file, so every process on the machine opens the states and tickets of the others.
+    default_policy = sdk_default_policy or made_by_default(state_security(boundary))
+    beside = store.path if isinstance(store, SqliteStore) and default_policy else None
+    boundary = seal_with_shared_key(chain, boundary, audience=audience, beside=beside)
     if completions is not None:
         installed_with(completions)
     # The record must outlive every state minted before it: the state's lifetime, plus the
     # minute of clock skew the boundary tolerates.
     keep = state_ttl(boundary, _DEFAULT_STATE_TTL) + 60.0
-    if store is None:
-        store = MemoryStore()
     split = split_memory(store)
     if split is not None:
         logger.warning("%s", split)

@@ -1,0 +1,92 @@
+"""A server that configures nothing: no key, no store, no variable. What a new user writes.
+
+    python zero_config.py stdio                          one stdio server (a client's child)
+    SERVER_SDK=fastmcp uvicorn tests.servers.zero_config:app --workers 2 --port PORT
+
+``SERVER_SDK`` is ``mcp`` (the official ``MCPServer``, the default) or ``fastmcp``.
+``install()`` is called bare, with ``on_unsupported="ask_model"``: the records go to the
+default SQLite file of the server and the key to the file beside it, in the user's state
+folder (the test run's own, ``XDG_STATE_HOME``, set by tests/conftest.py).
+
+The ``trip`` tool asks how many seats, reserves them in a durable step, asks to confirm,
+then pays in another. Each step's effect, and each round (with the process id that served
+it), is one row in the test's ledger, an SQLite file at ``$LEDGER``: the tests count them
+across every process, however many served the call.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from elicitkit import ask, install, step
+
+SDK = os.environ.get("SERVER_SDK", "mcp")
+if SDK == "fastmcp":
+    from fastmcp import FastMCP  # only here: importing it takes a second
+
+    server: Any = FastMCP("zero-config")
+else:
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("zero-config")
+install(server, on_unsupported="ask_model")
+
+
+def ledger(item: str, what: str) -> int:
+    """Write one row (``item``, ``what``, this process); return how many such rows there are."""
+    with sqlite3.connect(os.environ["LEDGER"], timeout=30) as db:
+        db.execute("CREATE TABLE IF NOT EXISTS rows (item TEXT, what TEXT, pid INTEGER)")
+        db.execute("INSERT INTO rows VALUES (?, ?, ?)", (item, what, os.getpid()))
+        (count,) = db.execute(
+            "SELECT count(*) FROM rows WHERE item = ? AND what = ?", (item, what)
+        ).fetchone()
+    return int(count)
+
+
+@dataclass
+class Seats:
+    count: int
+
+
+@dataclass
+class Confirm:
+    ok: bool
+
+
+def reserve(item: str, count: int) -> int:
+    del count  # the number of seats only has to reach the step's digest
+    return ledger(item, "reserve")
+
+
+def pay(item: str, reservation: int) -> int:
+    del reservation
+    return ledger(item, "pay")
+
+
+@server.tool()
+async def trip(item: str) -> str:
+    """Ask how many seats, reserve them, ask to confirm, then pay: each step once."""
+    ledger(item, "round")
+    seats = (await ask(Seats, f"How many seats for {item}?")).unwrap()
+    reservation = await step("reserve", reserve, item, seats.count)
+    confirmed = (await ask(Confirm, f"Pay for reservation {reservation}?")).unwrap()
+    if not confirmed.ok:
+        return f"{item}: not paid"
+    receipt = await step("pay", pay, item, reservation)
+    return f"{item}: {seats.count} seats, reservation {reservation}, receipt {receipt}"
+
+
+if SDK == "fastmcp":
+    app: Any = server.http_app(stateless_http=True, json_response=True)
+else:
+    app = server.streamable_http_app(stateless_http=True, json_response=True)
+
+if __name__ == "__main__" and sys.argv[1:] == ["stdio"]:
+    if SDK == "fastmcp":
+        server.run("stdio", show_banner=False)
+    else:
+        server.run("stdio")

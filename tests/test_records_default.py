@@ -1,0 +1,223 @@
+"""Zero configuration is multi-process: records in the default SQLite file, the key beside it.
+
+A server that sets nothing (tests/servers/zero_config.py: a bare ``install()``, no key, no
+store, no variable) run as several processes on one machine, as users run it:
+
+* a stdio server killed and started again between the rounds of a 2026-07-28 call;
+* a client that starts a new stdio server for every call (langchain-mcp-adapters' default
+  tools, the MCP Inspector's ``--cli``), on 2025-11-25 without elicitation, finishing the
+  form through ``answer_form`` across three processes;
+* two HTTP workers behind a round-robin proxy, so consecutive rounds reach different
+  processes, and ``uvicorn --workers 2`` itself.
+
+Each step's effect and each round is a row in the test's ledger (an SQLite file of the test,
+not elicitkit's), so the counts span every process. Before this, each process sealed with a
+key of its own and kept its records in its memory: the second process called the state
+"malformed or altered" and the ticket's call could not finish.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.loopback import free_port, listening
+from tests.mrtr import accept, never_called, only_question, retry, text_of
+from tests.sdks import SDKS
+from tests.test_scaleout import post
+from tests.test_stdio import REPO, SERVER_ENV, TIMEOUT, server_stderr
+
+__all__ = ["server_stderr"]  # a fixture, used by name
+
+SCRIPT = REPO / "tests" / "servers" / "zero_config.py"
+PROXY = REPO / "tests" / "round_robin_proxy.py"
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Path:
+    return tmp_path / "ledger.sqlite3"
+
+
+def count(ledger: Path, item: str, what: str) -> int:
+    with sqlite3.connect(ledger) as db:
+        (found,) = db.execute(
+            "SELECT count(*) FROM rows WHERE item = ? AND what = ?", (item, what)
+        ).fetchone()
+    return int(found)
+
+
+def pids(ledger: Path, item: str) -> set[int]:
+    with sqlite3.connect(ledger) as db:
+        rows = db.execute("SELECT pid FROM rows WHERE item = ? AND what = 'round'", (item,))
+        return {int(pid) for (pid,) in rows}
+
+
+def stdio_params(sdk: str, ledger: Path) -> StdioServerParameters:
+    env = {**SERVER_ENV, "SERVER_SDK": sdk, "LEDGER": str(ledger)}
+    return StdioServerParameters(
+        command=sys.executable, args=[str(SCRIPT), "stdio"], cwd=REPO, env=env
+    )
+
+
+async def in_a_new_process(
+    params: StdioServerParameters, errlog: IO[str], *, mode: str, forms: bool, call: Any
+) -> Any:
+    """Start a server process, make one ``call`` on it, stop it (a client of that kind)."""
+    callback = never_called if forms else None
+    with anyio.fail_after(TIMEOUT):
+        async with Client(
+            stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=callback
+        ) as client:
+            return await call(client)
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_stdio_server_restarted_between_every_round_continues_the_call(
+    sdk: str, ledger: Path, server_stderr: IO[str]
+) -> None:
+    """2026-07-28, four server processes for one call: each round reaches a new one."""
+    params = stdio_params(sdk, ledger)
+    arguments = {"item": "oslo"}
+
+    async def main() -> list[Any]:
+        def round_(answers: types.InputResponses | None = None, state: str | None = None) -> Any:
+            async def call(client: Client) -> Any:
+                return await retry(client, "trip", arguments, answers, state)
+
+            return in_a_new_process(params, server_stderr, mode="auto", forms=True, call=call)
+
+        first = await round_()
+        key, _, state = only_question(first)
+        second = await round_({key: accept(count=2)}, state)
+        key, asked, state = only_question(second)
+        assert asked["message"] == "Pay for reservation 1?"
+        final = await round_({key: accept(ok=True)}, state)
+        again = await round_({key: accept(ok=True)}, state)  # resent to yet another process
+        return [final, again]
+
+    final, again = anyio.run(main)
+    assert text_of(final) == "oslo: 2 seats, reservation 1, receipt 1"
+    assert again == final  # the recorded outcome: nothing ran again
+    assert (count(ledger, "oslo", "reserve"), count(ledger, "oslo", "pay")) == (1, 1)
+    assert len(pids(ledger, "oslo")) == 3  # the resent round did not even start the tool
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_client_that_starts_a_server_per_call_finishes_the_form_through_the_model(
+    sdk: str, ledger: Path, server_stderr: IO[str]
+) -> None:
+    """2025-11-25 without elicitation: the listing, then answer_form, each in a new process."""
+    params = stdio_params(sdk, ledger)
+
+    def call_tool(name: str, arguments: dict[str, Any]) -> Any:
+        async def call(client: Client) -> types.CallToolResult:
+            return await client.call_tool(name, arguments)
+
+        return in_a_new_process(params, server_stderr, mode="legacy", forms=False, call=call)
+
+    def ticket(result: types.CallToolResult) -> str:
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        return str(result.structured_content["ticket"])
+
+    async def main() -> list[types.CallToolResult]:
+        listing = await call_tool("trip", {"item": "bergen"})
+        confirm = await call_tool(
+            "answer_form", {"ticket": ticket(listing), "answers": {"count": 3}}
+        )
+        answers = {"ticket": ticket(confirm), "answers": {"ok": True}}
+        paid = await call_tool("answer_form", answers)
+        again = await call_tool("answer_form", answers)
+        return [confirm, paid, again]
+
+    confirm, paid, again = anyio.run(main)
+    assert "Pay for reservation 1?" in text_of(confirm)
+    assert text_of(paid) == "bergen: 3 seats, reservation 1, receipt 1"
+    assert text_of(again) == text_of(paid)
+    assert (count(ledger, "bergen", "reserve"), count(ledger, "bergen", "pay")) == (1, 1)
+
+
+def dialogue(url: str, item: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trip's every round as raw POSTs, each on its own connection; then the final again."""
+    arguments = {"item": item}
+    response = post(url, tool="trip", arguments=arguments)
+    while True:
+        result = response["result"]
+        if result.get("resultType") != "input_required":
+            break
+        ((key, question),) = result["inputRequests"].items()
+        message = question["params"]["message"]
+        content = {"ok": True} if message.startswith("Pay") else {"count": 2}
+        extra = {
+            "inputResponses": {key: {"action": "accept", "content": content}},
+            "requestState": result["requestState"],
+        }
+        response = post(url, tool="trip", arguments=arguments, **extra)
+    return result, post(url, tool="trip", arguments=arguments, **extra)["result"]
+
+
+def uvicorn(port: int, *, workers: int = 1) -> list[str]:
+    app = "tests.servers.zero_config:app"
+    return [sys.executable, "-m", "uvicorn", app, "--port", str(port), "--workers", str(workers),
+            "--log-level", "warning"]  # fmt: skip
+
+
+def worker_env(sdk: str, ledger: Path) -> dict[str, str]:
+    return {**os.environ, "SERVER_SDK": sdk, "LEDGER": str(ledger), "PYTHONPATH": str(REPO)}
+
+
+@contextmanager
+def behind_a_proxy(sdk: str, ledger: Path) -> Iterator[str]:
+    """Two single-worker servers behind the round-robin proxy: the proxy's MCP URL."""
+    ports = [free_port(), free_port()]
+    proxy_port = free_port()
+    with ExitStack() as stack:
+        for port in ports:
+            stack.enter_context(listening(uvicorn(port), port, env=worker_env(sdk, ledger)))
+        command = [sys.executable, str(PROXY), str(proxy_port), *map(str, ports)]
+        stack.enter_context(listening(command, proxy_port))
+        yield f"http://127.0.0.1:{proxy_port}/mcp"
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_two_http_workers_with_no_configuration_share_every_call(
+    sdk: str, ledger: Path, starts_processes: None
+) -> None:
+    with behind_a_proxy(sdk, ledger) as url:
+        results = [dialogue(url, f"trip-{number}") for number in range(3)]
+    for number, (final, again) in enumerate(results):
+        item = f"trip-{number}"
+        assert final["content"][0]["text"] == f"{item}: 2 seats, reservation 1, receipt 1"
+        assert again == final
+        assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
+        assert len(pids(ledger, item)) == 2, "the rounds did not reach both workers"
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_uvicorn_with_two_workers_and_no_configuration_completes_every_call_once(
+    sdk: str, ledger: Path, starts_processes: None
+) -> None:
+    """The first thing anyone does to scale: ``uvicorn --workers 2``, nothing else set.
+
+    Which worker takes a connection is the kernel's choice; the calls must complete once
+    wherever their rounds land (the proxy test above makes them cross for certain).
+    """
+    port = free_port()
+    with listening(uvicorn(port, workers=2), port, env=worker_env(sdk, ledger)):
+        results = [dialogue(f"http://127.0.0.1:{port}/mcp", f"many-{n}") for n in range(8)]
+    for number, (final, again) in enumerate(results):
+        item = f"many-{number}"
+        assert final["content"][0]["text"] == f"{item}: 2 seats, reservation 1, receipt 1"
+        assert again == final
+        assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
