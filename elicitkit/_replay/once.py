@@ -94,6 +94,11 @@ STORE_FULL = (
     "The server is holding as many unfinished calls as it can, so it did not start this "
     "one, and nothing ran. Try again in a few minutes."
 )
+UNREADABLE_RECORD = (
+    "This call already completed, and it is not run again, but the server cannot read its "
+    "recorded outcome: the record was sealed with another key (the server's key changed), "
+    "or it was altered in the store. Check the outcome, then start {afresh}."
+)
 TOO_LARGE_TO_KEEP = (
     "This call already completed, and it is not run again. Its result ({size} bytes, "
     "SHA-256 {digest}) was larger than the {limit} bytes the server keeps to answer a "
@@ -115,6 +120,27 @@ HEAD_CHARS = 512
 
 class StoreUnavailable(Exception):
     """A store call failed or did not answer within `AtMostOnce.timeout`."""
+
+
+class RecordUnreadable(Exception):
+    """A record in the store does not open with the server's key, or names another entry."""
+
+
+class Codec(Protocol):
+    """Authenticated encryption of bytes into a token (the SDK's ``requestState`` codec)."""
+
+    def seal(self, payload: bytes) -> str:
+        """Return an opaque token protecting ``payload``."""
+        ...
+
+    def unseal(self, token: str) -> bytes:
+        """Return the payload of a token ``seal`` made; raise for any other token."""
+        ...
+
+
+# A record's plaintext starts with this and its entry's id: a record copied to another
+# entry (another dialogue's step, another call's outcome) does not open there.
+_RECORD_CONTEXT = "elicitkit record 1\n"
 
 
 class Outcomes(Protocol[R]):
@@ -163,6 +189,10 @@ class AtMostOnce:
         lease: Seconds a round's claim lasts unless renewed (every third of it).
         timeout: Seconds one store call may take before the round fails.
         max_record_bytes: The largest record kept whole (larger: a digest and a head).
+        codec: Seals every record (results, errors, step values) before it reaches the
+            store, and opens it back, so neither an SQLite file nor Redis holds an answer
+            or a result in plaintext, and a record written by anyone without the key is
+            refused. ``None``: records are stored as they are (SDK-free unit tests).
     """
 
     def __init__(
@@ -174,9 +204,11 @@ class AtMostOnce:
         lease: float = DEFAULT_LEASE,
         timeout: float = DEFAULT_TIMEOUT,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        codec: Codec | None = None,
     ) -> None:
         """Record outcomes in ``store`` for ``keep`` seconds; wait ``wait`` on a busy one."""
         self.store = store
+        self.codec = codec
         self.keep = keep
         self.wait = wait
         self.lease = lease
@@ -251,7 +283,11 @@ class AtMostOnce:
         except StoreUnavailable as error:
             return outcomes.refused(_refusal(error))
         if claim.status == "recorded":
-            return self._replayed(claim.outcome or "", outcomes)
+            try:
+                record = self._open(dialogue, claim.outcome or "")
+            except RecordUnreadable:
+                return outcomes.refused(UNREADABLE_RECORD.format(afresh=AFRESH))
+            return self._replayed(record, outcomes)
         if claim.status == "interrupted":
             outcomes.raise_error({"code": INTERNAL_ERROR, "message": INTERRUPTED})
         if claim.status == "forgotten":
@@ -314,12 +350,16 @@ class AtMostOnce:
 
         Raises:
             StoreUnavailable: The store failed or did not answer within ``timeout``.
+            RecordUnreadable: The step's record does not open with the server's key.
         """
         entry = f"{dialogue}/{key}"
-        return await self._call(
+        claim = await self._call(
             "claim step",
             lambda: self.store.claim(entry, token, lease=self.lease, keep=self.keep, known=False),
         )
+        if claim.status != "recorded":
+            return claim
+        return Claim("recorded", self._open(entry, claim.outcome or ""))
 
     async def record_step(self, dialogue: str, key: str, outcome: str) -> None:
         """Record durable step ``key``'s outcome before the round's answer leaves the server.
@@ -328,7 +368,8 @@ class AtMostOnce:
             StoreUnavailable: The store failed or did not answer within ``timeout``.
         """
         entry = f"{dialogue}/{key}"
-        await self._call("record step", lambda: self.store.record(entry, outcome, keep=self.keep))
+        sealed = self._seal(entry, outcome)
+        await self._call("record step", lambda: self.store.record(entry, sealed, keep=self.keep))
 
     async def release_step(self, dialogue: str, key: str, token: str) -> None:
         """Give up a ``retry_safe`` step's claim after an interruption (best effort)."""
@@ -392,8 +433,9 @@ class AtMostOnce:
 
     async def _record(self, dialogue: str, record: str) -> None:
         """Record ``record``; on failure, log it: the dialogue stays closed anyway."""
+        sealed = self._seal(dialogue, record)
         try:
-            await self._call("record", lambda: self.store.record(dialogue, record, keep=self.keep))
+            await self._call("record", lambda: self.store.record(dialogue, sealed, keep=self.keep))
         except StoreUnavailable:
             logger.error(  # noqa: TRY400  (_call logged the cause; this says what it means)
                 "elicitkit could not record the outcome of dialogue %s: the client gets "
@@ -442,6 +484,30 @@ class AtMostOnce:
         }
         fields = {"c": capped} if kind is None else {"m": kind, "c": capped}
         return json.dumps(fields, separators=(",", ":"))
+
+    def _seal(self, entry: str, record: str) -> str:
+        if self.codec is None:
+            return record
+        return self.codec.seal(f"{_RECORD_CONTEXT}{entry}\n{record}".encode())
+
+    def _open(self, entry: str, stored: str) -> str:
+        """The record ``stored`` under ``entry``, opened; `RecordUnreadable` if it is not one."""
+        if self.codec is None:
+            return stored
+        try:
+            plain = self.codec.unseal(stored).decode()
+        except Exception:  # noqa: BLE001  (any failure of the codec: not a record of ours)
+            plain = ""
+        context = f"{_RECORD_CONTEXT}{entry}\n"
+        if not plain.startswith(context):
+            logger.error(
+                "elicitkit refused the record of %s: it does not open with this server's key "
+                "(the key changed, or the record was written by someone else), so the call "
+                "is not run again and its outcome is not given.",
+                entry,
+            )
+            raise RecordUnreadable(entry)
+        return plain[len(context) :]
 
     def _replayed(self, record: str, outcomes: Outcomes[R]) -> R:
         fields: dict[str, Any] = json.loads(record)

@@ -73,7 +73,8 @@ class OutcomeStore(Protocol):
     """Records the outcome of each dialogue, shared by every server process.
 
     Every method is atomic for one dialogue id. Ids are unguessable random strings minted
-    by elicitkit and sealed in ``requestState``; outcomes are opaque JSON strings. Expiry
+    by elicitkit and sealed in ``requestState``; outcomes are opaque strings (JSON, sealed
+    by `AtMostOnce` with the server's key before they reach the store). Expiry
     is measured on one clock, the store's own, never a worker's.
     """
 

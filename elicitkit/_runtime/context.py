@@ -161,7 +161,10 @@ class StepBook(Protocol):
     """Where a later round's durable steps are recorded (`elicitkit._replay.once.AtMostOnce`)."""
 
     async def claim_step(self, dialogue: str, key: str, token: str) -> Claim:
-        """Claim step ``key`` of ``dialogue``: its record, or the right to run it."""
+        """Claim step ``key`` of ``dialogue``: its record, or the right to run it.
+
+        Raises ``StoreUnavailable``, or ``RecordUnreadable`` for a record that does not open.
+        """
         ...
 
     async def record_step(self, dialogue: str, key: str, outcome: str) -> None:

@@ -50,7 +50,7 @@ import anyio.to_thread
 
 from elicitkit._compiler.type_hints import return_hint, step_type_problem
 from elicitkit._lru import Lru
-from elicitkit._replay.once import AFRESH, StoreUnavailable
+from elicitkit._replay.once import AFRESH, RecordUnreadable, StoreUnavailable
 from elicitkit._replay.state import CarriedStep, NeedInput
 from elicitkit._runtime.context import (
     StepBook,
@@ -207,6 +207,8 @@ async def _claimed(
         claim = await book.claim_step(dialogue, key, token)
     except StoreUnavailable:
         raise StepError(_UNREACHABLE.format(key=key)) from None
+    except RecordUnreadable:
+        raise StepError(_UNREADABLE.format(key=key)) from None
     if claim.status == "recorded":
         record = json.loads(claim.outcome or "{}")
         return CarriedStep(str(record.get("d")), record.get("o") or {})
@@ -345,6 +347,11 @@ _INTERRUPTED = (
     "before it recorded the step's outcome, so whether it took effect is unknown and it is "
     f"not run again. Check its effect, then start {AFRESH}; mark the step retry_safe=True "
     "only if running it twice is harmless."
+)
+_UNREADABLE = (
+    "The step {key!r} was recorded in an earlier round, but its record does not open with "
+    "this server's key (the key changed, or the record was altered in the store), so it is "
+    f"not run again and its result is not used. Check its effect, then start {AFRESH}."
 )
 _UNREACHABLE = (
     "The step {key!r} was not run: the store where this call's steps are recorded could not "

@@ -22,7 +22,7 @@ from typing import Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 from elicitkit._replay.limits import ReplayLimits
-from elicitkit._replay.once import AtMostOnce
+from elicitkit._replay.once import AtMostOnce, Codec
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import OnUnsupported
@@ -56,17 +56,19 @@ class ElicitkitMiddleware:
         tasks: TaskEngine,
         on_unsupported: OnUnsupported = "raise",
         companion: Companion | None = None,
+        codec: Codec | None = None,
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
         ``completions`` is the server's URL-mode router; ``None``: the process default.
         ``tasks`` runs and keeps the tasks of ``go_async()``.
         ``on_unsupported`` is the server's policy for clients that cannot show forms, and
-        ``companion`` its ``answer_form`` (with ``"ask_model"``).
+        ``companion`` its ``answer_form`` (with ``"ask_model"``). ``codec`` seals every
+        record at rest (the server's ``requestState`` codec).
         """
         self.host = host
         self.limits = limits
-        self.once = AtMostOnce(store, keep=keep, wait=wait)
+        self.once = AtMostOnce(store, keep=keep, wait=wait, codec=codec)
         self.router = completions
         self.tasks = tasks
         self.on_unsupported: OnUnsupported = on_unsupported

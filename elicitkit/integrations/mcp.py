@@ -201,6 +201,9 @@ def install_in_chain(
     split = split_memory(store)
     if split is not None:
         logger.warning("%s", split)
+    # Records are sealed as requestState is: with the key every process shares.
+    security = state_security(boundary)
+    codec = security.codec if security is not None else RequestStateSecurity.ephemeral().codec
     companion = None
     if on_unsupported == "ask_model":
         companion = _companion(boundary, host, audience=audience, ttl=keep - 60.0)
@@ -215,6 +218,7 @@ def install_in_chain(
             tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks),
             on_unsupported=on_unsupported,
             companion=companion,
+            codec=codec,
         )
     )
     return True
