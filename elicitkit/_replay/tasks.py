@@ -33,6 +33,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import anyio
 
 import elicitkit._clock as clock
+from elicitkit._replay.store import StoreFull
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 """The extension's identifier, in capabilities and in ``-32021`` errors."""
@@ -250,7 +251,11 @@ class MemoryTaskStore:
         lease: float = 10.0,
         poll: float = 1.0,
     ) -> None:
-        """Hold at most ``max_tasks`` records (the oldest terminal ones are dropped first).
+        """Hold at most ``max_tasks`` records.
+
+        Past that, the oldest ended task is dropped to make room; a store full of
+        unfinished tasks refuses new ones (`StoreFull`) rather than drop one, since a
+        dropped task stops its body and refuses its caller's answer.
 
         Args:
             max_tasks: How many records the store holds at most.
@@ -281,10 +286,11 @@ class MemoryTaskStore:
             found = None if existing is None else self._records.get(existing)
             if found is not None:
                 return found
+        self._make_room()
+        if dialogue is not None:
             self._by_dialogue[dialogue] = record.task_id
             self._dialogue_of[record.task_id] = dialogue
         self._records[record.task_id] = record
-        self._bound()
         return record
 
     async def get(self, task_id: str) -> TaskRecord | None:
@@ -336,13 +342,19 @@ class MemoryTaskStore:
         ends = next(iter(self._records.values())).expires_at()
         return ends is not None and ends <= now
 
-    def _bound(self) -> None:
-        while len(self._records) > self._max:
-            victim = next(
-                (task_id for task_id, record in self._records.items() if record.terminal),
-                next(iter(self._records)),
+    def _make_room(self) -> None:
+        if len(self._records) < self._max:
+            return
+        # Linear, but only when full; the oldest ended task goes first.
+        ended = next(
+            (task_id for task_id, record in self._records.items() if record.terminal), None
+        )
+        if ended is None:
+            raise StoreFull(
+                f"elicitkit's MemoryTaskStore holds {self._max} unfinished tasks, its "
+                "max_tasks, so it takes no new one until one ends or expires. Raise max_tasks."
             )
-            self._forget(victim)
+        self._forget(ended)
 
     def _forget(self, task_id: str) -> None:
         self._records.pop(task_id, None)

@@ -8,6 +8,8 @@ cancellation (`TaskEngine.hold`). SDK-free; ``go_async()`` and the task's delive
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import secrets
 from collections.abc import Mapping
@@ -16,6 +18,7 @@ from typing import Any
 import anyio
 
 import elicitkit._clock as clock
+from elicitkit._replay.once import HEAD_CHARS
 from elicitkit._replay.tasks import LeasingTaskStore, TaskRecord, TaskStore, lose_worker
 from elicitkit.errors import ElicitError
 
@@ -27,6 +30,15 @@ DEFAULT_POLL_INTERVAL = 1.0
 """Seconds suggested between two polls of a task (its ``pollIntervalMs``)."""
 DEFAULT_TASK_LEASE = 10.0
 """Seconds a task's worker holds it without renewing (renewed every third of it)."""
+
+
+# A task's result is sent whole on every tasks/get for the task's lifetime (an hour by
+# default): 1 MiB keeps ordinary results (and most documents) whole and bounds the store.
+DEFAULT_MAX_RESULT_BYTES = 1024 * 1024
+TOO_LARGE_RESULT = (
+    "The task completed, but its result ({size} bytes, SHA-256 {digest}) was larger than the "
+    "{limit} bytes the server keeps for a task, so only its beginning was kept: {head}"
+)
 
 
 class TaskGone(ElicitError):
@@ -41,6 +53,7 @@ class TaskEngine:
         ttl: Seconds a record lives from its creation (``None``: unlimited).
         poll: Seconds suggested between two polls.
         lease: Seconds a worker holds a running task without renewing.
+        max_result_bytes: The largest result kept whole (larger: its size, digest, head).
     """
 
     def __init__(
@@ -50,8 +63,10 @@ class TaskEngine:
         ttl: float | None = DEFAULT_TASK_TTL,
         poll: float = DEFAULT_POLL_INTERVAL,
         lease: float = DEFAULT_TASK_LEASE,
+        max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
     ) -> None:
         """Keep tasks in ``store``, each living ``ttl`` seconds."""
+        self.max_result_bytes = max_result_bytes
         self.store = store
         self.ttl = ttl
         self.poll = poll
@@ -207,7 +222,13 @@ class TaskEngine:
         error: Mapping[str, Any] | None = None,
         cancelled: bool = False,
     ) -> None:
-        """Record the task's end: its result, its JSON-RPC error, or its cancellation."""
+        """Record the task's end: its result, its JSON-RPC error, or its cancellation.
+
+        A result larger than ``max_result_bytes`` (as JSON) is kept as its size, digest and
+        beginning, in an error result that says so: every ``tasks/get`` sends the record
+        whole, for the task's lifetime.
+        """
+        capped = self._capped(result or {})
 
         def end(record: TaskRecord) -> bool:
             if record.terminal:
@@ -223,11 +244,24 @@ class TaskEngine:
                 record.message = str(error.get("message", "The task failed."))
             else:
                 record.status = "completed"
-                record.result = result or {}
+                record.result = capped
                 record.message = None  # "Rendering..." would no longer be true
             return True
 
         await self.store.change(task_id, end)
+
+    def _capped(self, result: dict[str, Any]) -> dict[str, Any]:
+        text = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+        size = len(text.encode())
+        if size <= self.max_result_bytes:
+            return result
+        message = TOO_LARGE_RESULT.format(
+            size=size,
+            digest=hashlib.sha256(text.encode()).hexdigest(),
+            limit=self.max_result_bytes,
+            head=text[:HEAD_CHARS],
+        )
+        return {"content": [{"type": "text", "text": message}], "isError": True}
 
     async def hold(self, task_id: str, cancel: anyio.CancelScope) -> str:
         """While the body runs: renew its lease, and cancel it when the client asks.

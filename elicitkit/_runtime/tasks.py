@@ -28,6 +28,7 @@ from typing import Any, Generic, TypeVar
 import anyio
 
 from elicitkit._compat import BaseExceptionGroup
+from elicitkit._replay.store import StoreFull
 from elicitkit._replay.tasks import INTERNAL_ERROR, TASKS_EXTENSION, WORKER_LOST, wire_task
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point
@@ -143,6 +144,10 @@ class Detachable(Generic[R]):
             record = await self._engine.create(
                 dialogue=self._dialogue(), principal=self._principal, message=message
             )
+        except StoreFull as error:
+            self._creating = False
+            logger.error("elicitkit could not create a task: %s", error)  # noqa: TRY400
+            raise ElicitError(_TOO_MANY_TASKS) from None
         except Exception as error:  # noqa: BLE001  (any store failure: the call is told)
             self._creating = False
             logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
@@ -252,6 +257,10 @@ class Detachable(Generic[R]):
                 logger.exception("elicitkit could not record the end of task %s", task_id)
 
 
+_TOO_MANY_TASKS = (
+    "The tool could not go on as a task: the server is running as many tasks as it can, so "
+    "nothing after go_async() ran. Call the tool again in a few minutes."
+)
 _NOT_CREATED = (
     "The tool could not go on as a task: the server's task store failed (see its log), so "
     "nothing after go_async() ran. Call the tool again in a little while."
