@@ -90,6 +90,8 @@ async def test_a_full_store_refuses_new_calls_and_keeps_every_old_one(tmp_path: 
         await store.open("d4", keep=KEEP)
     with pytest.raises(StoreFull):
         await store.claim("d5", "x", lease=60, keep=KEEP, known=False)
+    with pytest.raises(StoreFull):
+        await store.record("d6", "done", keep=KEEP)  # a record of an unknown call is new too
     # The unfinished ones are all still there, and go on to completion.
     assert await store.claim("d1", "a", lease=60, keep=KEEP, known=True) == Claim("claimed")
     await store.record("d1", "x" * 30_000, keep=KEEP)  # an update: always taken

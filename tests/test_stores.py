@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import secrets
 import sys
 import tracemalloc
@@ -13,7 +12,14 @@ import pytest
 from redis.asyncio import Redis
 
 from elicitkit._replay.store import ENTRY_OVERHEAD_BYTES
-from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore, SqliteStore
+from elicitkit.stores import (
+    Claim,
+    MemoryStore,
+    OutcomeStore,
+    RedisStore,
+    SqliteStore,
+    StoreFull,
+)
 from elicitkit.testing import FakeClock
 from tests.redis_clock import elapse_on_redis
 from tests.redis_server import ON_REDIS
@@ -185,41 +191,53 @@ async def test_entries_expire(store: OutcomeStore, elapse: Elapse) -> None:
     assert await claim(store, "idle", "b") == Claim("forgotten")
 
 
-async def test_a_full_memory_store_drops_the_oldest_and_warns(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+async def test_a_full_memory_store_refuses_new_calls_and_keeps_every_old_one() -> None:
     store = MemoryStore(max_entries=2)
-    for dialogue in ("d1", "d2", "d3"):
-        await store.record(dialogue, dialogue, keep=KEEP)
-    assert len(store) == 2
-    assert await claim(store, "d3", "x") == Claim("recorded", "d3")
-    assert await claim(store, "d1", "x") == Claim("forgotten")  # dropped early: refused
-    assert [record.levelno for record in caplog.records] == [logging.WARNING]
-    assert caplog.records[0].getMessage() == (
-        "elicitkit's MemoryStore is full (2 dialogues, 134217728 bytes at most): dropped "
-        "dialogue d1 before it expired, so its later rounds will be refused as forgotten. "
-        "Raise max_entries or max_bytes."
+    for dialogue in ("d1", "d2"):
+        await store.open(dialogue, keep=KEEP)
+    for new in (store.open("d3", keep=KEEP), claim(store, "d3", "x", known=False)):
+        with pytest.raises(StoreFull) as full:
+            await new
+    assert str(full.value) == (
+        "elicitkit's MemoryStore is full (2 dialogues, "
+        f"{store.bytes} bytes; at most 2 and 134217728), so it takes no new call until older "
+        "ones expire. Raise max_entries or max_bytes."
     )
+    with pytest.raises(StoreFull):
+        await store.record("d3", "done", keep=KEEP)  # a record of an unknown call is new too
+    # The unfinished ones are all still there, and go on to completion.
+    assert await claim(store, "d1", "a") == Claim("claimed")
+    await store.record("d1", "done", keep=KEEP)
+    assert await claim(store, "d1", "b") == Claim("recorded", "done")
+    assert len(store) == 2
 
 
-async def test_a_memory_store_is_bounded_in_bytes(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_memory_store_is_bounded_in_bytes() -> None:
     """200 outcomes of 1 MB each (the flood of the issue held 385 MB) stay under 4 MB."""
     bound = 4 * 1024 * 1024
     store = MemoryStore(max_bytes=bound)
     megabyte = "x" * 1_000_000
+    refused = 0
+
+    async def record(index: int) -> None:
+        nonlocal refused
+        try:
+            await store.record(f"d{index}", megabyte + str(index), keep=KEEP)
+        except StoreFull:
+            refused += 1
+
     tracemalloc.start()
     try:
         for index in range(200):
-            await store.record(f"d{index}", megabyte + str(index), keep=KEEP)
+            await record(index)
         held, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert store.bytes <= bound
     assert len(store) == 4  # 1 MB each, with their overhead
+    assert refused == 196
     assert held < bound + 1024 * 1024  # what Python really holds: the count is honest
-    assert await claim(store, "d199", "x") == Claim("recorded", megabyte + "199")
-    assert await claim(store, "d0", "x") == Claim("forgotten")
-    assert len(caplog.records) == 196
+    assert await claim(store, "d0", "x") == Claim("recorded", megabyte + "0")  # kept
 
 
 async def test_the_byte_count_follows_every_write_and_expiry(fake_clock: FakeClock) -> None:

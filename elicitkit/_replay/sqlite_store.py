@@ -38,7 +38,8 @@ read, every commit is synced to disk first (``synchronous=FULL``).
 id and value sizes plus `ROW_OVERHEAD_BYTES` each), counted by triggers in one row of
 ``totals``. A store that is full refuses *new* dialogues (`StoreFull`); it never drops an
 unfinished one to make room, and updates of existing entries (a lease renewed, an outcome
-recorded) always go through. Expired entries are deleted as operations pass (the index on
+recorded) always go through, so the bytes may pass ``max_bytes`` by what the dialogues in
+flight record (each record is capped by `AtMostOnce`). Expired entries are deleted as operations pass (the index on
 ``expires`` makes that one probe when nothing has expired).
 
 **Faults fail closed.** A file that is locked past ``busy_timeout``, corrupt or unreadable
@@ -183,7 +184,7 @@ class SqliteStore:
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.record`."""
-        await self._run(lambda db: self._put(db, dialogue, _RECORD, outcome, keep=keep))
+        await self._run(lambda db: self._record(db, dialogue, outcome, keep))
 
     async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.release`."""
@@ -227,6 +228,11 @@ class SqliteStore:
         if _row(db, dialogue) is None:
             self._refuse_when_full(db)
         self._put(db, dialogue, _OPEN, "", keep=keep)
+
+    def _record(self, db: sqlite3.Connection, dialogue: str, outcome: str, keep: float) -> None:
+        if _row(db, dialogue) is None:  # a record of an unknown call is a new entry too
+            self._refuse_when_full(db)
+        self._put(db, dialogue, _RECORD, outcome, keep=keep)
 
     def _claim(
         self,

@@ -30,15 +30,12 @@ the in-memory default; ``elicitkit._replay.redis_store`` holds the Redis one.
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 import elicitkit._clock as clock
-
-logger = logging.getLogger("elicitkit")
 
 
 @dataclass(frozen=True)
@@ -143,11 +140,14 @@ class MemoryStore:
     restart are refused as forgotten, never run as new.
 
     It holds at most ``max_entries`` dialogues and ``max_bytes`` bytes (their strings'
-    sizes plus `ENTRY_OVERHEAD_BYTES` each). Past either, the oldest entries are
-    dropped early, with a warning; a dropped dialogue's later rounds are refused as
-    forgotten. Size both above what one ``requestState`` lifetime (11 minutes by default)
-    brings: the defaults hold 100,000 dialogues with average outcomes up to about 900
-    bytes, or 4,000 of the largest outcomes `AtMostOnce` keeps whole (32 KiB).
+    sizes plus `ENTRY_OVERHEAD_BYTES` each). A store that is full refuses *new* dialogues
+    (`StoreFull`, logged, and the round is told the server is busy); it never drops an
+    unfinished one to make room, and updates of its entries (a lease, a record) always go
+    through, so the bytes may pass ``max_bytes`` by what the dialogues in flight record
+    (each record is capped by `AtMostOnce`). Size both above what one ``requestState``
+    lifetime (11 minutes by default) brings: the defaults hold 100,000 dialogues with
+    average outcomes up to about 900 bytes, or 3,000 of the largest outcomes `AtMostOnce`
+    keeps whole (32 KiB, sealed).
     """
 
     def __init__(self, *, max_entries: int = 100_000, max_bytes: int = 128 * 1024 * 1024) -> None:
@@ -218,7 +218,9 @@ class MemoryStore:
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
         """See `OutcomeStore.record`."""
-        self._put(dialogue, (_RECORD, outcome, 0.0, clock.monotonic() + keep))
+        now = clock.monotonic()
+        self._sweep(now)
+        self._put(dialogue, (_RECORD, outcome, 0.0, now + keep))
 
     async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `OutcomeStore.release`."""
@@ -238,20 +240,18 @@ class MemoryStore:
         return True
 
     def _put(self, dialogue: str, entry: tuple[str, str, float, float]) -> None:
+        size = _size(dialogue, entry)
+        if dialogue not in self._entries and (
+            len(self._entries) >= self._max or self._bytes + size > self._max_bytes
+        ):
+            raise StoreFull(
+                f"elicitkit's MemoryStore is full ({len(self._entries)} dialogues, "
+                f"{self._bytes} bytes; at most {self._max} and {self._max_bytes}), so it takes "
+                "no new call until older ones expire. Raise max_entries or max_bytes."
+            )
         self._drop(dialogue)
         self._entries[dialogue] = entry
-        self._bytes += _size(dialogue, entry)
-        while len(self._entries) > self._max or self._bytes > self._max_bytes:
-            dropped = next(iter(self._entries))
-            self._drop(dropped)
-            logger.warning(
-                "elicitkit's MemoryStore is full (%d dialogues, %d bytes at most): dropped "
-                "dialogue %s before it expired, so its later rounds will be refused as "
-                "forgotten. Raise max_entries or max_bytes.",
-                self._max,
-                self._max_bytes,
-                dropped,
-            )
+        self._bytes += size
 
     def _drop(self, dialogue: str) -> None:
         entry = self._entries.pop(dialogue, None)
