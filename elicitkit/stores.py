@@ -6,8 +6,9 @@ machine; `RedisStore` by every process on every machine that serves the same cli
 ``install(server, store=...)``, or name one in ``$ELICITKIT_STORE``; write your own by
 implementing `OutcomeStore`.
 
-The tasks of ``go_async()`` live in a `TaskStore`: `MemoryTaskStore` by default, or a
-`RedisTaskStore` shared by every worker, passed as ``install(server, tasks=...)``.
+The tasks of ``go_async()`` live in a `TaskStore` that follows the store: a
+`SqliteTaskStore` in a `SqliteStore`'s file, a `RedisTaskStore` with a Redis URL, a
+`MemoryTaskStore` otherwise; or the one passed as ``install(server, tasks=...)``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from elicitkit._replay.sqlite_store import SqliteStore
+from elicitkit._replay.sqlite_tasks import SqliteTaskStore
 from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore, StoreFull
 from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
 
@@ -30,6 +32,7 @@ __all__ = [
     "RedisStore",
     "RedisTaskStore",
     "SqliteStore",
+    "SqliteTaskStore",
     "StoreFull",
     "TaskRecord",
     "TaskStore",

@@ -19,10 +19,10 @@ from elicitkit.integrations._sdk_private import state_security
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import (
     MemoryStore,
-    MemoryTaskStore,
     RedisStore,
     RedisTaskStore,
     SqliteStore,
+    SqliteTaskStore,
 )
 from elicitkit.url import LocalCompletions, RedisCompletions, use_completions
 
@@ -64,7 +64,9 @@ def test_without_variables_the_store_is_a_file_of_this_machine_with_its_key_besi
     assert isinstance(store, SqliteStore)
     assert store.path == tmp_path / "elicitkit" / "plain-shop-3de7156a.sqlite3"
     assert store.path == default_database("Plain shop")
-    assert isinstance(_middleware(one).tasks.store, MemoryTaskStore)
+    tasks = _middleware(one).tasks.store
+    assert isinstance(tasks, SqliteTaskStore)  # the tasks follow the records, in their file
+    assert tasks.path == store.path
     # The SDK's per-process key gave way to the key file beside the records, which every
     # process of the server on this machine reads, and only its owner may read.
     assert _boundary(one) is not before

@@ -37,6 +37,7 @@ from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import SDKS
 from tests.test_scaleout import post
 from tests.test_stdio import REPO, SERVER_ENV, TIMEOUT, server_stderr
+from tests.test_tasks_redis import _one_task_across as one_task_across  # pyright: ignore[reportPrivateUsage]
 
 __all__ = ["server_stderr"]  # a fixture, used by name
 
@@ -202,6 +203,23 @@ def test_two_http_workers_with_no_configuration_share_every_call(
         assert again == final
         assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
         assert len(pids(ledger, item)) == 2, "the rounds did not reach both workers"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("sdk", SDKS)
+async def test_a_task_started_on_one_worker_is_answered_and_finished_through_the_other(
+    sdk: str, ledger: Path, starts_processes: None
+) -> None:
+    """go_async() with no configuration: the task lives in the default file, so tasks/get and
+    tasks/update on the other worker find it, and the body on the first sees the answer."""
+    with ExitStack() as stack:
+        workers = []
+        for port in (free_port(), free_port()):
+            process = stack.enter_context(
+                listening(uvicorn(port), port, env=worker_env(sdk, ledger))
+            )
+            workers.append((f"http://127.0.0.1:{port}/mcp", process))
+        await one_task_across(workers)
 
 
 @pytest.mark.parametrize("sdk", SDKS)

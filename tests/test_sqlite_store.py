@@ -98,7 +98,7 @@ async def test_a_full_store_refuses_new_calls_and_keeps_every_old_one(tmp_path: 
     assert await store.claim("d1", "b", lease=60, keep=KEEP, known=True) == Claim(
         "recorded", "x" * 30_000
     )
-    assert store.totals()[0] == 3
+    assert (await store.totals())[0] == 3
     # Through AtMostOnce, the round that would open a fourth is told, in words for a client.
     once = AtMostOnce(store, keep=KEEP)
     told = await once.begin(_asks, lambda: "d6", Refusals())
@@ -114,7 +114,7 @@ async def test_a_full_store_takes_new_calls_once_old_ones_expire(
         await store.open("next", keep=KEEP)
     fake_clock.jump(1.5)
     await store.open("next", keep=KEEP)
-    assert store.totals() == (1, len("next") + 100)
+    assert (await store.totals()) == (1, len("next") + 100)
 
 
 async def test_a_file_deleted_under_a_running_server_fails_closed(tmp_path: Path) -> None:
@@ -209,7 +209,7 @@ async def test_a_machine_rebooted_mid_call_refuses_the_calls_in_progress(
     assert await before.hold("safe", "a", retry_safe=True, lease=60, keep=KEEP)
     await before.record("done", "result", keep=KEEP)
     before.close()
-    monkeypatch.setattr(sqlite_store, "BOOT", "another-boot")
+    monkeypatch.setattr(sqlite_store, "BOOT", "another-boot")  # what the store compares
     after = SqliteStore(path)
     claims = {
         dialogue: await after.claim(dialogue, "b", lease=60, keep=KEEP, known=True)
@@ -232,7 +232,7 @@ async def test_the_default_durability_follows_the_boot_id(tmp_path: Path) -> Non
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     expected = "NORMAL" if sqlite_store.BOOT else "FULL"
-    assert store._synchronous == expected  # pyright: ignore[reportPrivateUsage]
+    assert store._file.synchronous == expected  # pyright: ignore[reportPrivateUsage]
 
 
 async def test_a_file_another_process_holds_is_waited_for_off_the_event_loop(

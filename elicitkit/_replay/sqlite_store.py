@@ -3,7 +3,8 @@
 The default store: the standard library's ``sqlite3``, nothing to install or run. Several
 processes of one server on one machine (``uvicorn --workers 4``, a client that starts a
 new stdio server for every call, a server restarted between two rounds) open the same file
-and see the same records; SQLite's own file locks make each operation atomic across them.
+and see the same records; each operation is one transaction of the file
+(`elicitkit._replay.sqlite_file`, which also says where it runs and how durable it is).
 For several machines, use `elicitkit.stores.RedisStore`.
 
 One table, one row a dialogue (or a durable step, under ``dialogue/key``)::
@@ -11,36 +12,25 @@ One table, one row a dialogue (or a durable step, under ``dialogue/key``)::
     entries(id, kind, value, deadline, boot, expires, size)  WITHOUT ROWID, by expires
 
 ``kind`` is open, lease, safe lease, record or interrupted, as in `elicitkit._replay.store`;
-``value`` holds a lease's token or a record's outcome. Every operation is one
-``BEGIN IMMEDIATE`` transaction (it takes the write lock before it reads, so two processes
-that claim one dialogue at once are serialised and the second sees the first's lease).
-
-**Where it runs.** An operation takes about 100 µs, less than handing it to a worker thread
-and back (250 to 500 µs measured on a 2-core VM, `benchmarks/bench_redis.py`), so it runs
-on the event loop when the write lock is free at once. When another process holds it, the
-operation goes to a worker thread and waits there (up to ``busy_timeout``), so a busy file
-never stalls the loop.
+``value`` holds a lease's token or a record's outcome.
 
 **Time.** Leases and expiry are judged by the machine's wall clock (``elicitkit._clock.now``,
 which a test replaces), the one clock every process on the machine shares; a monotonic clock
 is per process. A wall clock set back by hours keeps leases alive that long; set forward,
 it lapses them early, which fails closed (a lapsed lease reads as interrupted).
 
-**Durability.** WAL mode. A commit survives the process that made it being killed. A power
-cut or a kernel crash may lose the last commits with ``synchronous=NORMAL``, so open and
-leased entries carry the machine's boot id (Linux's ``/proc/sys/kernel/random/boot_id``),
-as `RedisStore`'s carry Redis's run id: after a reboot, a call that was open or running is
-refused (forgotten, or interrupted), never run again on the strength of an entry whose
-later write may be what the crash lost; recorded calls still replay. Where no boot id can be
-read, every commit is synced to disk first (``synchronous=FULL``).
+**Reboots.** A power cut may lose the last commits, so open and leased entries carry the
+machine's boot id, as `RedisStore`'s carry Redis's run id: after a reboot, a call that was
+open or running is refused (forgotten, or interrupted), never run again on the strength of
+an entry whose later write may be what the crash lost; recorded calls still replay.
 
 **Bounded, never evicting.** At most ``max_entries`` entries and ``max_bytes`` bytes (the
 id and value sizes plus `ROW_OVERHEAD_BYTES` each), counted by triggers in one row of
 ``totals``. A store that is full refuses *new* dialogues (`StoreFull`); it never drops an
 unfinished one to make room, and updates of existing entries (a lease renewed, an outcome
 recorded) always go through, so the bytes may pass ``max_bytes`` by what the dialogues in
-flight record (each record is capped by `AtMostOnce`). Expired entries are deleted as operations pass (the index on
-``expires`` makes that one probe when nothing has expired).
+flight record (each record is capped by `AtMostOnce`). Expired entries are deleted as
+operations pass (the index on ``expires`` makes that one probe when nothing has expired).
 
 **Faults fail closed.** A file that is locked past ``busy_timeout``, corrupt or unreadable
 makes the operation raise, and the round is refused (`elicitkit._replay.once.AtMostOnce`
@@ -53,64 +43,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, TypeVar
-
-import anyio.to_thread
+from typing import Literal
 
 import elicitkit._clock as clock
+from elicitkit._replay.sqlite_file import BOOT, SqliteFile
 from elicitkit._replay.store import Claim, StoreFull
-
-T = TypeVar("T")
 
 _OPEN, _LEASE, _SAFE_LEASE, _RECORD, _INTERRUPTED = "O", "L", "S", "R", "I"
 # What a row costs besides its id and value: the B-tree cell with its numbers, kind and boot
 # id, and its entry in the expiry index; rounded up so that ``max_bytes`` bounds the file.
 ROW_OVERHEAD_BYTES = 100
-_SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    value TEXT NOT NULL,
-    deadline REAL NOT NULL,
-    boot TEXT NOT NULL,
-    expires REAL NOT NULL,
-    size INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entries_by_expiry ON entries (expires);
-CREATE TABLE IF NOT EXISTS totals (
-    one INTEGER PRIMARY KEY CHECK (one = 1),
-    entries INTEGER NOT NULL,
-    bytes INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO totals VALUES (1, 0, 0);
-CREATE TRIGGER IF NOT EXISTS entry_added AFTER INSERT ON entries BEGIN
-    UPDATE totals SET entries = entries + 1, bytes = bytes + NEW.size;
-END;
-CREATE TRIGGER IF NOT EXISTS entry_removed AFTER DELETE ON entries BEGIN
-    UPDATE totals SET entries = entries - 1, bytes = bytes - OLD.size;
-END;
-CREATE TRIGGER IF NOT EXISTS entry_changed AFTER UPDATE OF size ON entries BEGIN
-    UPDATE totals SET bytes = bytes - OLD.size + NEW.size;
-END;
-"""
 _Row = tuple[str, str, float, str]  # kind, value, deadline, boot
-
-
-def _boot_id() -> str:
-    """This boot of the machine (Linux), or ``""`` where it cannot be read."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-BOOT = _boot_id()
-"""This boot of the machine: open and leased entries of another boot are not trusted."""
 
 
 class SqliteStore:
@@ -146,20 +90,11 @@ class SqliteStore:
                 f"SqliteStore needs max_bytes of at least 65536 (64 KiB), not {max_bytes}: "
                 "less could not hold one outcome of the largest size kept whole."
             )
-        if synchronous not in (None, "FULL", "NORMAL"):
-            raise ValueError(
-                f'SqliteStore takes synchronous="FULL" or "NORMAL", not {synchronous!r}.'
-            )
         self.path = Path(path)
         self._max = max_entries
         self._max_bytes = max_bytes
-        self._busy = max(0.0, busy_timeout)
-        self._synchronous = synchronous or ("NORMAL" if BOOT else "FULL")
-        # One connection, used by one thread at a time: sqlite3 objects are not safe to
-        # share between threads at once, and SQLite serialises writers anyway.
-        self._lock = threading.Lock()
-        self._connection: sqlite3.Connection | None = None
-        self._inode: tuple[int, int] | None = None
+        self._file = SqliteFile(self.path, busy_timeout=busy_timeout, synchronous=synchronous)
+        self._run = self._file.run
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
@@ -207,19 +142,14 @@ class SqliteStore:
             )
         )
 
-    def totals(self) -> tuple[int, int]:
+    async def totals(self) -> tuple[int, int]:
         """Return ``(entries, bytes)`` as the store counts them against its bounds."""
-        db = self._connect()
-        with self._lock:
-            entries, size = db.execute("SELECT entries, bytes FROM totals").fetchone()
+        ((entries, size),) = await self._file.read("SELECT entries, bytes FROM totals")
         return int(entries), int(size)
 
     def close(self) -> None:
         """Close this process's connection (the next operation opens it again)."""
-        with self._lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
+        self._file.close()
 
     # Each of these runs in one transaction, under the lock.
 
@@ -316,109 +246,9 @@ class SqliteStore:
                 "older ones expire. Raise max_entries or max_bytes."
             )
 
-    async def _run(self, operation: Callable[[sqlite3.Connection], T]) -> T:
-        if self._connection is None:  # the first: its schema may wait for another process's
-            await anyio.to_thread.run_sync(self._connect)
-        db = self._connect()
-        # On the loop when the connection and the file's write lock are free at once;
-        # else in a worker thread, which may wait for them.
-        if self._lock.acquire(blocking=False):
-            try:
-                if _begin(db):
-                    return _finish(db, operation)
-            finally:
-                self._lock.release()
-        return await anyio.to_thread.run_sync(self._waiting, operation)
-
-    def _waiting(self, operation: Callable[[sqlite3.Connection], T]) -> T:
-        db = self._connect()
-        deadline = time.monotonic() + self._busy  # real seconds: it bounds real I/O
-        pause = 0.001
-        with self._lock:
-            while not _begin(db):
-                if time.monotonic() >= deadline:
-                    raise sqlite3.OperationalError(
-                        f"database is locked: another process held {self.path}'s write lock "
-                        f"for {self._busy:g} seconds"
-                    )
-                time.sleep(pause)
-                pause = min(pause * 2, 0.05)
-            return _finish(db, operation)
-
-    def _connect(self) -> sqlite3.Connection:
-        with self._lock:
-            inode = _inode(self.path)
-            if self._connection is not None and inode == self._inode:
-                return self._connection
-            if self._connection is not None:
-                # The file was deleted or replaced under this process: the records in the
-                # old one are gone for every other process, so this one lets go of them too.
-                self._connection.close()
-                self._connection = None
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: transactions are ours (BEGIN IMMEDIATE), not sqlite3's.
-            # timeout: the first connection's schema may wait for another process's.
-            db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=self._busy
-            )
-            try:
-                _prepare(db, self.path, self._synchronous)
-            except BaseException:
-                db.close()
-                raise
-            self._connection = db
-            self._inode = _inode(self.path)
-            return db
-
-
-def _prepare(db: sqlite3.Connection, path: Path, synchronous: str) -> None:
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute(f"PRAGMA synchronous = {synchronous}")
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version not in (0, _SCHEMA_VERSION):
-        raise sqlite3.DatabaseError(
-            f"{path} holds elicitkit records of schema {version}, which this version "
-            f"(schema {_SCHEMA_VERSION}) cannot read. Point the store at another file, or "
-            "delete this one (its calls are then refused as forgotten)."
-        )
-    db.executescript(_SCHEMA)  # idempotent, so processes that start at once agree
-    db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-    # From here on, a busy write lock is answered at once: `SqliteStore._waiting` waits.
-    db.execute("PRAGMA busy_timeout = 0")
-
-
-def _begin(db: sqlite3.Connection) -> bool:
-    """Take the file's write lock: False if another process holds it right now."""
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as error:
-        # SQLITE_BUSY's message (its error code is an attribute from Python 3.11 only).
-        if str(error).startswith("database is locked"):
-            return False
-        raise
-    return True
-
-
-def _finish(db: sqlite3.Connection, operation: Callable[[sqlite3.Connection], T]) -> T:
-    try:
-        result = operation(db)
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return result
-
 
 def _row(db: sqlite3.Connection, dialogue: str) -> _Row | None:
     found = db.execute(
         "SELECT kind, value, deadline, boot FROM entries WHERE id = ?", (dialogue,)
     ).fetchone()
     return None if found is None else (found[0], found[1], found[2], found[3])
-
-
-def _inode(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except FileNotFoundError:
-        return None
-    return found.st_dev, found.st_ino

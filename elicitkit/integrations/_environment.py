@@ -40,6 +40,7 @@ from mcp.server.request_state import (
 )
 
 from elicitkit._replay.sqlite_store import SqliteStore
+from elicitkit._replay.sqlite_tasks import SqliteTaskStore
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.url_routes import CompletionRouter, completions_chosen
@@ -72,8 +73,9 @@ def defaults_from_environment(
     * ``memory://``: a `MemoryStore` of this process.
 
     Unset: a `SqliteStore` in the server's file on this machine
-    (`elicitkit.integrations._machine_records.default_database`). What was given is
-    returned as it came; ``tasks`` and ``completions`` stay ``None`` (the process's own)
+    (`elicitkit.integrations._machine_records.default_database`). With a `SqliteStore`
+    (named, or given as ``store``) and no ``tasks``, a `SqliteTaskStore` in its file. What
+    was given is returned as it came; ``completions`` stays ``None`` (the process's own)
     unless the URL is Redis's.
 
     Raises:
@@ -82,12 +84,14 @@ def defaults_from_environment(
     """
     url = _store_url()
     if url is None:
-        return _machine_default(server_name) if store is None else store, completions, tasks
+        store = _machine_default(server_name) if store is None else store
+        return store, completions, _tasks_beside(store, tasks)
     scheme = url.partition("://")[0].lower()
     if scheme == "memory":
         return MemoryStore() if store is None else store, completions, tasks
     if scheme == "sqlite":
-        return SqliteStore(_sqlite_path(url)) if store is None else store, completions, tasks
+        store = SqliteStore(_sqlite_path(url)) if store is None else store
+        return store, completions, _tasks_beside(store, tasks)
     if scheme not in ("redis", "rediss", "unix"):
         raise TypeError(
             f"Cannot record dialogues at {STORE_VARIABLE}={url!r}: elicitkit stores records "
@@ -109,6 +113,13 @@ def defaults_from_environment(
         RedisCompletions(redis) if route else completions,
         RedisTaskStore(redis) if tasks is None else tasks,
     )
+
+
+def _tasks_beside(store: OutcomeStore, tasks: TaskStore | None) -> TaskStore | None:
+    """Tasks follow the records: a `SqliteStore`'s file keeps them too, unless given."""
+    if tasks is None and isinstance(store, SqliteStore):
+        return SqliteTaskStore(store.path)
+    return tasks
 
 
 def _machine_default(server_name: str | None) -> OutcomeStore:

@@ -8,6 +8,9 @@
 default SQLite file of the server and the key to the file beside it, in the user's state
 folder (the test run's own, ``XDG_STATE_HOME``, set by tests/conftest.py).
 
+The ``render`` tool (as tests/servers/tasks_worker.py's) asks a name, goes async, works
+``seconds``, asks how many copies inside the task, and says which worker ran the task.
+
 The ``trip`` tool asks how many seats, reserves them in a durable step, asks to confirm,
 then pays in another. Each step's effect, and each round (with the process id that served
 it), is one row in the test's ledger, an SQLite file at ``$LEDGER``: the tests count them
@@ -22,7 +25,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from elicitkit import ask, install, step
+import anyio
+
+from elicitkit import ask, go_async, install, step
 
 SDK = os.environ.get("SERVER_SDK", "mcp")
 if SDK == "fastmcp":
@@ -78,6 +83,26 @@ async def trip(item: str) -> str:
         return f"{item}: not paid"
     receipt = await step("pay", pay, item, reservation)
     return f"{item}: {seats.count} seats, reservation {reservation}, receipt {receipt}"
+
+
+@dataclass
+class Name:
+    name: str
+
+
+@dataclass
+class Copies:
+    copies: int
+
+
+@server.tool()
+async def render(title: str, seconds: float) -> str:
+    """Ask, go async, work, ask again, and say which worker ran the task."""
+    who = (await ask(Name, "Who is the report for?", key="who")).unwrap()
+    await go_async("Rendering")
+    await anyio.sleep(seconds)
+    copies = (await ask(Copies, "How many copies?", key="copies")).unwrap()
+    return f"{title} for {who.name}: {copies.copies} copies, by worker {os.getpid()}."
 
 
 if SDK == "fastmcp":
