@@ -40,14 +40,17 @@ def anyio_backend() -> str:
 
 
 @contextmanager
-def http_server(*flags: str, key: str | None = None, redis: str | None = None) -> Iterator[str]:
+def http_server(
+    *flags: str, key: str | None = None, redis: str | None = None, **variables: str
+) -> Iterator[str]:
     """Start examples/http_server.py on a free loopback port; yield its URL; stop it.
 
-    ``key`` and ``redis`` set ``MCP_REQUEST_STATE_KEY`` and ``ELICITKIT_REDIS_URL``.
+    ``key`` and ``redis`` set ``MCP_REQUEST_STATE_KEY`` and ``ELICITKIT_REDIS_URL``;
+    ``variables``, any other environment variable.
     """
     port = free_port()
-    variables = ("MCP_REQUEST_STATE_KEY", "ELICITKIT_REDIS_URL")
-    env = {k: v for k, v in os.environ.items() if k not in variables}
+    names = ("MCP_REQUEST_STATE_KEY", "ELICITKIT_REDIS_URL", "ELICITKIT_STORE")
+    env = {k: v for k, v in os.environ.items() if k not in names} | variables
     if key is not None:
         env["MCP_REQUEST_STATE_KEY"] = key
     if redis is not None:
@@ -162,18 +165,32 @@ async def test_two_workers_with_a_shared_key_and_store_continue_each_others_call
         assert await _round_one_then_retry_elsewhere(one, two) == DONE
 
 
+async def test_two_workers_on_one_machine_with_nothing_set_continue_each_others_calls() -> None:
+    """The default: one record file and the key file beside it, for every process."""
+    with http_server("--stateless") as one, http_server("--stateless") as two:
+        assert await _round_one_then_retry_elsewhere(one, two) == DONE
+
+
 async def test_two_workers_with_a_shared_key_but_a_store_each_refuse_each_others_calls() -> None:
     """Each keeps its own MemoryStore: the second has no record of the call, so it refuses.
 
     Before, it ran the call again; a final round resent to it repeated the side effect.
     """
     key = secrets.token_hex(32)
-    with http_server("--stateless", key=key) as one, http_server("--stateless", key=key) as two:
+    memory = {"ELICITKIT_STORE": "memory://"}
+    with (
+        http_server("--stateless", key=key, **memory) as one,
+        http_server("--stateless", key=key, **memory) as two,
+    ):
         assert await _round_one_then_retry_elsewhere(one, two) == "refused with -32603"
 
 
-async def test_two_workers_with_their_own_keys_refuse_each_others_state() -> None:
-    with http_server("--stateless") as one, http_server("--stateless") as two:
+async def test_two_workers_with_their_own_keys_refuse_each_others_state(tmp_path: Path) -> None:
+    """Two machines, say: each its own state folder, so its own key file."""
+    with (
+        http_server("--stateless", XDG_STATE_HOME=str(tmp_path / "one")) as one,
+        http_server("--stateless", XDG_STATE_HOME=str(tmp_path / "two")) as two,
+    ):
         assert await _round_one_then_retry_elsewhere(one, two) == "refused with -32602"
 
 
