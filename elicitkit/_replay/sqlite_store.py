@@ -48,7 +48,7 @@ from typing import Literal
 
 import elicitkit._clock as clock
 from elicitkit._replay.sqlite_file import BOOT, SqliteFile
-from elicitkit._replay.store import Claim, StoreFull
+from elicitkit._replay.store import Claim, StoreFull, check_bounds
 
 _OPEN, _LEASE, _SAFE_LEASE, _RECORD, _INTERRUPTED = "O", "L", "S", "R", "I"
 # What a row costs besides its id and value: the B-tree cell with its numbers, kind and boot
@@ -83,13 +83,7 @@ class SqliteStore:
                 machine's boot id can be read (a reboot then ends the calls in progress,
                 see the module's docs), else ``"FULL"``.
         """
-        if max_entries < 1:
-            raise ValueError(f"SqliteStore needs max_entries of at least 1, not {max_entries}.")
-        if max_bytes < 64 * 1024:
-            raise ValueError(
-                f"SqliteStore needs max_bytes of at least 65536 (64 KiB), not {max_bytes}: "
-                "less could not hold one outcome of the largest size kept whole."
-            )
+        check_bounds("SqliteStore", max_entries, max_bytes)
         self.path = Path(path)
         self._max = max_entries
         self._max_bytes = max_bytes

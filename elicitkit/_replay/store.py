@@ -131,6 +131,17 @@ _SAFE_LEASE = "safe lease"
 ENTRY_OVERHEAD_BYTES = 250
 
 
+def check_bounds(store: str, max_entries: int, max_bytes: int) -> None:
+    """Refuse bounds that could not hold one dialogue of the largest record kept whole."""
+    if max_entries < 1:
+        raise ValueError(f"{store} needs max_entries of at least 1, not {max_entries}.")
+    if max_bytes < 64 * 1024:
+        raise ValueError(
+            f"{store} needs max_bytes of at least 65536 (64 KiB), not {max_bytes}: "
+            "less could not hold one outcome of the largest size kept whole."
+        )
+
+
 class MemoryStore:
     """The default store: outcomes in this process's memory, bounded and expiring.
 
@@ -152,13 +163,7 @@ class MemoryStore:
 
     def __init__(self, *, max_entries: int = 100_000, max_bytes: int = 128 * 1024 * 1024) -> None:
         """Hold at most ``max_entries`` dialogues in at most ``max_bytes`` bytes."""
-        if max_entries < 1:
-            raise ValueError(f"MemoryStore needs max_entries of at least 1, not {max_entries}.")
-        if max_bytes < 64 * 1024:
-            raise ValueError(
-                f"MemoryStore needs max_bytes of at least 65536 (64 KiB), not {max_bytes}: "
-                "less could not hold one outcome of the largest size kept whole."
-            )
+        check_bounds("MemoryStore", max_entries, max_bytes)
         self._max = max_entries
         self._max_bytes = max_bytes
         self._bytes = 0
