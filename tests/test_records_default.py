@@ -19,8 +19,12 @@ key of its own and kept its records in its memory: the second process called the
 from __future__ import annotations
 
 import os
+import secrets
+import signal
 import sqlite3
 import sys
+import threading
+import urllib.error
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -32,12 +36,14 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from elicitkit._replay.once import INTERRUPTED
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import SDKS
 from tests.test_scaleout import post
 from tests.test_stdio import REPO, SERVER_ENV, TIMEOUT, server_stderr
 from tests.test_tasks_redis import _one_task_across as one_task_across  # pyright: ignore[reportPrivateUsage]
+from tests.waiting import wait_until
 
 __all__ = ["server_stderr"]  # a fixture, used by name
 
@@ -203,6 +209,49 @@ def test_two_http_workers_with_no_configuration_share_every_call(
         assert again == final
         assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
         assert len(pids(ledger, item)) == 2, "the rounds did not reach both workers"
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_worker_killed_inside_a_step_fails_the_call_closed_on_the_other(
+    sdk: str, ledger: Path, starts_processes: None
+) -> None:
+    """SIGKILL mid-step with nothing configured: the lease in the file lapses, the other
+    worker says the call was interrupted, and the payment never runs a second time."""
+    item = f"slow-{secrets.token_hex(4)}"
+    env = {**worker_env(sdk, ledger), "TEST_LEASE": "1"}
+    with ExitStack() as stack:
+        ports = [free_port(), free_port()]
+        (victim, _) = (stack.enter_context(listening(uvicorn(p), p, env=env)) for p in ports)
+        one, two = (f"http://127.0.0.1:{port}/mcp" for port in ports)
+        arguments = {"item": item}
+        first = post(one, tool="trip", arguments=arguments)["result"]
+        ((key, _),) = first["inputRequests"].items()
+        second = post(two, tool="trip", arguments=arguments, inputResponses={
+            key: {"action": "accept", "content": {"count": 2}}}, requestState=first["requestState"]
+        )["result"]  # fmt: skip
+        ((key, _),) = second["inputRequests"].items()
+        final = {
+            "inputResponses": {key: {"action": "accept", "content": {"ok": True}}},
+            "requestState": second["requestState"],
+        }
+        lost: list[BaseException] = []
+
+        def doomed() -> None:
+            try:
+                post(one, tool="trip", arguments=arguments, **final)
+            except (urllib.error.URLError, ConnectionError) as error:
+                lost.append(error)
+
+        thread = threading.Thread(target=doomed)
+        thread.start()
+        wait_until(lambda: count(ledger, item, "pay") == 1, within=20, every=0.02,
+                   what="the final round reaching its payment")  # fmt: skip
+        os.kill(victim.pid, signal.SIGKILL)
+        thread.join(timeout=20)
+        retried = post(two, tool="trip", arguments=arguments, **final)
+    assert lost, "the killed worker answered"
+    assert retried["error"] == {"code": -32603, "message": INTERRUPTED}
+    assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
 
 
 @pytest.mark.anyio

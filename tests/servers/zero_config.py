@@ -12,9 +12,11 @@ The ``render`` tool (as tests/servers/tasks_worker.py's) asks a name, goes async
 ``seconds``, asks how many copies inside the task, and says which worker ran the task.
 
 The ``trip`` tool asks how many seats, reserves them in a durable step, asks to confirm,
-then pays in another. Each step's effect, and each round (with the process id that served
-it), is one row in the test's ledger, an SQLite file at ``$LEDGER``: the tests count them
-across every process, however many served the call.
+then pays in another (an item named ``slow-...`` blocks inside the payment after its effect:
+a worker to kill mid-step; ``TEST_LEASE`` shortens the dialogue's lease, in seconds). Each
+step's effect, and each round (with the process id that served it), is one row in the
+test's ledger, an SQLite file at ``$LEDGER``: the tests count them across every process,
+however many served the call.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from elicitkit import ask, go_async, install, step
+from elicitkit.integrations import client_target
 
 SDK = os.environ.get("SERVER_SDK", "mcp")
 if SDK == "fastmcp":
@@ -39,6 +43,9 @@ else:
 
     server = MCPServer("zero-config")
 install(server, on_unsupported="ask_model")
+if "TEST_LEASE" in os.environ:  # a killed worker's dialogue reads as interrupted sooner
+    (middleware,) = (m for m in client_target(server).middleware if hasattr(m, "once"))
+    middleware.once.lease = float(os.environ["TEST_LEASE"])
 
 
 def ledger(item: str, what: str) -> int:
@@ -69,7 +76,10 @@ def reserve(item: str, count: int) -> int:
 
 def pay(item: str, reservation: int) -> int:
     del reservation
-    return ledger(item, "pay")
+    receipt = ledger(item, "pay")
+    if item.startswith("slow-"):
+        time.sleep(3600)  # the test kills this worker meanwhile, inside the step
+    return receipt
 
 
 @server.tool()
