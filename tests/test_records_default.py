@@ -159,6 +159,7 @@ def dialogue(url: str, item: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """A trip's every round as raw POSTs, each on its own connection; then the final again."""
     arguments = {"item": item}
     response = post(url, tool="trip", arguments=arguments)
+    extra: dict[str, Any] = {}
     while True:
         result = response["result"]
         if result.get("resultType") != "input_required":
@@ -185,13 +186,14 @@ def worker_env(sdk: str, ledger: Path) -> dict[str, str]:
 
 
 @contextmanager
-def behind_a_proxy(sdk: str, ledger: Path) -> Iterator[str]:
+def behind_a_proxy(sdk: str, ledger: Path, **variables: str) -> Iterator[str]:
     """Two single-worker servers behind the round-robin proxy: the proxy's MCP URL."""
     ports = [free_port(), free_port()]
     proxy_port = free_port()
+    env = worker_env(sdk, ledger) | variables
     with ExitStack() as stack:
         for port in ports:
-            stack.enter_context(listening(uvicorn(port), port, env=worker_env(sdk, ledger)))
+            stack.enter_context(listening(uvicorn(port), port, env=env))
         command = [sys.executable, str(PROXY), str(proxy_port), *map(str, ports)]
         stack.enter_context(listening(command, proxy_port))
         yield f"http://127.0.0.1:{proxy_port}/mcp"
@@ -269,6 +271,25 @@ async def test_a_task_started_on_one_worker_is_answered_and_finished_through_the
             )
             workers.append((f"http://127.0.0.1:{port}/mcp", process))
         await one_task_across(workers)
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_two_http_workers_with_the_one_setting_on_redis_share_every_call(
+    sdk: str, ledger: Path, redis_url: str, tmp_path: Path
+) -> None:
+    """Several machines: ELICITKIT_STORE=redis://... and one shared key, nothing in code.
+    (A state folder each, as two machines have: only Redis and the key are shared.)"""
+    shared = {"ELICITKIT_STORE": redis_url, "MCP_REQUEST_STATE_KEY": secrets.token_hex(32)}
+    folder = tmp_path / "state"
+    with behind_a_proxy(sdk, ledger, XDG_STATE_HOME=str(folder), **shared) as url:
+        results = [dialogue(url, f"redis-{number}") for number in range(2)]
+    for number, (final, again) in enumerate(results):
+        item = f"redis-{number}"
+        assert final["content"][0]["text"] == f"{item}: 2 seats, reservation 1, receipt 1"
+        assert again == final
+        assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
+        assert len(pids(ledger, item)) == 2, "the rounds did not reach both workers"
+    assert not folder.exists()  # no record file, no key file: Redis and the key hold it all
 
 
 @pytest.mark.parametrize("sdk", SDKS)
