@@ -64,7 +64,7 @@ def test_without_variables_the_store_is_a_file_of_this_machine_with_its_key_besi
     assert isinstance(store, SqliteStore)
     assert store.path == tmp_path / "elicitkit" / "plain-shop-3de7156a.sqlite3"
     assert store.path == default_database("Plain shop")
-    tasks = _middleware(one).tasks.store
+    tasks = _middleware(one).tasks.backend
     assert isinstance(tasks, SqliteTaskStore)  # the tasks follow the records, in their file
     assert tasks.path == store.path
     # The SDK's per-process key gave way to the key file beside the records, which every
@@ -188,7 +188,7 @@ def test_the_variables_choose_the_sealing_key_and_a_redis_store(
     install(two)
     assert isinstance(_middleware(one).store, RedisStore)
     # Tasks follow the same variable: tasks/get on another worker finds this one's task.
-    assert isinstance(_middleware(one).tasks.store, RedisTaskStore)
+    assert isinstance(_middleware(one).tasks.backend, RedisTaskStore)
     # Both servers now seal with the one key: a state minted by one opens in the other.
     sealed = _security(one).codec.seal(b"payload")
     assert _security(two).codec.unseal(sealed) == b"payload"

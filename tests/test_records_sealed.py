@@ -20,14 +20,27 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
+from mcp.server.request_state import AESGCMRequestStateCodec
 from redis.asyncio import Redis
 
 import elicitkit
-from elicitkit import ask, step
+from elicitkit import ask, go_async, step
 from elicitkit._replay.once import UNREADABLE_RECORD
-from elicitkit.stores import OutcomeStore, RedisStore, SqliteStore
+from elicitkit._replay.sealed_tasks import UNREADABLE, SealedTaskStore
+from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord
+from elicitkit.stores import (
+    OutcomeStore,
+    RedisStore,
+    RedisTaskStore,
+    SqliteStore,
+    SqliteTaskStore,
+    TaskStore,
+)
+from elicitkit.testing import FakeClock
+from elicitkit.testing._task_wire import CreatedTask, TasksExtension, update_task
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.redis_server import ON_REDIS
+from tests.test_tasks import until
 
 pytestmark = pytest.mark.anyio
 
@@ -143,3 +156,89 @@ async def test_a_step_record_copied_from_another_call_is_refused(tmp_path: Path)
     assert getattr(again, "is_error", False), again
     assert "its record does not open with this server's key" in text_of(again)
     assert notebook.kept == [CANARY, CANARY]  # neither step ran again
+
+
+@dataclasses.dataclass
+class Remark:
+    remark: str
+
+
+async def test_a_canary_in_a_task_never_reaches_the_task_store(
+    store: OutcomeStore, tmp_path: Path
+) -> None:
+    """go_async(): the in-task question names the canary, the answer and the result carry it;
+    none of it sits in the task records (SQLite's file or Redis), at any point."""
+    tasks: TaskStore = (
+        SqliteTaskStore(store.path)
+        if isinstance(store, SqliteStore)
+        else RedisTaskStore(store._redis)  # pyright: ignore[reportPrivateUsage]
+    )
+    server = elicitkit.install(MCPServer("sealed-tasks"), store=store, tasks=tasks)
+
+    @server.tool()
+    async def report(title: str) -> str:
+        note = (await ask(Note, "The note?")).unwrap().text
+        await go_async(f"Writing {note}")
+        remark = (await ask(Remark, f"A remark on {note}?", key="remark")).unwrap().remark
+        return f"{title}: {note}, {remark}"
+
+    async with Client(
+        server, elicitation_callback=never_called, extensions=[TasksExtension()]
+    ) as client:
+        key, _, state = only_question(
+            await client.session.call_tool(
+                "report", {"title": "q3"}, allow_input_required=True, allow_claimed=True
+            )
+        )
+        created = await client.session.call_tool(
+            "report",
+            {"title": "q3"},
+            input_responses={key: accept(text=CANARY)},
+            request_state=state,
+            allow_input_required=True,
+            allow_claimed=True,
+        )
+        assert isinstance(created, CreatedTask), created
+        asking = await until(client, created.task_id, "input_required")
+        assert asking["inputRequests"]["remark"]["params"]["message"] == f"A remark on {CANARY}?"
+        waiting = await stored_bytes(store)
+        await update_task(
+            client, created.task_id, {"remark": accept(remark=f"{CANARY}-r").model_dump()}
+        )
+        done = await until(client, created.task_id, "completed")
+    assert done["result"]["content"][0]["text"] == f"q3: {CANARY}, {CANARY}-r"
+    for held in (waiting, await stored_bytes(store)):
+        assert len(held) > 0
+        assert CANARY.encode() not in held
+
+
+async def test_a_task_part_copied_to_another_task_does_not_open_there() -> None:
+    codec = AESGCMRequestStateCodec([secrets.token_bytes(32)])
+    inner = MemoryTaskStore()
+    store = SealedTaskStore(inner, codec)
+    with FakeClock() as clock:
+        one, two = (
+            TaskRecord(f"task-{n}", "working", clock.now(), clock.now(), None, 50) for n in (1, 2)
+        )
+        await store.create(one, dialogue=None)
+        await store.create(two, dialogue=None)
+
+        def answer(record: TaskRecord) -> bool:
+            record.answers["remark"] = {"action": "accept", "content": {"remark": CANARY}}
+            return True
+
+        await store.change("task-1", answer)
+        kept = await inner.get("task-1")
+        assert kept is not None
+        assert CANARY not in repr(kept)  # what the backend holds
+        opened = await store.get("task-1")
+        assert opened is not None
+        assert opened.answers["remark"]["content"] == {"remark": CANARY}
+        # Someone with write access to the backend copies task 1's answer into task 2.
+        other = await inner.get("task-2")
+        assert other is not None
+        other.answers["remark"] = kept.answers["remark"]
+        refused = await store.get("task-2")
+    assert refused is not None
+    assert refused.answers == {}
+    assert refused.message == UNREADABLE

@@ -18,7 +18,8 @@ from typing import Any
 import anyio
 
 import elicitkit._clock as clock
-from elicitkit._replay.once import HEAD_CHARS
+from elicitkit._replay.once import HEAD_CHARS, Codec
+from elicitkit._replay.sealed_tasks import sealed
 from elicitkit._replay.tasks import LeasingTaskStore, TaskRecord, TaskStore, lose_worker
 from elicitkit.errors import ElicitError
 
@@ -49,7 +50,9 @@ class TaskEngine:
     """The books of every task of one server, kept in a `TaskStore`.
 
     Attributes:
-        store: Where task records live; shared by every worker serving the same clients.
+        store: Where task records live, as the engine reads them: the backend, sealing each
+            record's content with the server's codec when the engine was given one.
+        backend: The store as it was given (shared by every worker serving the same clients).
         ttl: Seconds a record lives from its creation (``None``: unlimited).
         poll: Seconds suggested between two polls.
         lease: Seconds a worker holds a running task without renewing.
@@ -64,16 +67,18 @@ class TaskEngine:
         poll: float = DEFAULT_POLL_INTERVAL,
         lease: float = DEFAULT_TASK_LEASE,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+        codec: Codec | None = None,
     ) -> None:
-        """Keep tasks in ``store``, each living ``ttl`` seconds."""
+        """Keep tasks in ``store`` (sealed with ``codec``), each living ``ttl`` seconds."""
         self.max_result_bytes = max_result_bytes
-        self.store = store
+        self.backend = store
+        self.store = store if codec is None else sealed(store, codec)
         self.ttl = ttl
         self.poll = poll
         self.lease = lease
 
     @classmethod
-    def of(cls, store: TaskStore) -> TaskEngine:
+    def of(cls, store: TaskStore, *, codec: Codec | None = None) -> TaskEngine:
         """An engine for ``store``, with the ``ttl``, ``lease`` and ``poll`` it is set up with.
 
         Stores carry those settings (a deployment's Redis sets how soon a dead worker is
@@ -84,6 +89,7 @@ class TaskEngine:
         poll: object = getattr(store, "poll", DEFAULT_POLL_INTERVAL)
         return cls(
             store,
+            codec=codec,
             ttl=float(ttl) if isinstance(ttl, int | float) else None,
             lease=float(lease) if isinstance(lease, int | float) else DEFAULT_TASK_LEASE,
             poll=float(poll) if isinstance(poll, int | float) else DEFAULT_POLL_INTERVAL,

@@ -152,7 +152,7 @@ class Detachable(Generic[R]):
             self._creating = False
             logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
                 "elicitkit could not create a task: its store (%s) failed: %s",
-                type(self._engine.store).__name__,
+                type(self._engine.backend).__name__,
                 error,
             )
             raise ElicitError(_NOT_CREATED) from None

@@ -92,7 +92,7 @@ async def serve_task_request(
         # One sentence to the client; the store's own words stay in the server's log.
         logger.error(  # noqa: TRY400  (one line: a store that is down fails many requests)
             "elicitkit's task store (%s) failed %s: %s",
-            type(engine.store).__name__,
+            type(engine.backend).__name__,
             method,
             error,
         )

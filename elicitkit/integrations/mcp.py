@@ -151,7 +151,7 @@ def install_in_chain(
             (store is not None and store is not installed.store)
             or (limits is not None and limits != installed.limits)
             or (completions is not None and completions is not installed.router)
-            or (tasks is not None and tasks is not installed.tasks.store)
+            or (tasks is not None and tasks is not installed.tasks.backend)
         ):
             # Silently keeping the first store would break at-most-once across workers.
             raise TypeError(
@@ -215,7 +215,7 @@ def install_in_chain(
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
             completions=completions,
-            tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks),
+            tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks, codec=codec),
             on_unsupported=on_unsupported,
             companion=companion,
             codec=codec,
