@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -261,3 +262,10 @@ async def test_a_file_another_process_holds_is_waited_for_off_the_event_loop(
             await opened.wait()
     holder.close()
     assert await store.claim("d", "a", lease=60, keep=KEEP, known=True) == Claim("claimed")
+
+
+async def test_a_new_file_and_its_wal_are_for_their_owner_only(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "records.sqlite3")
+    await store.open("d", keep=KEEP)
+    for name in ("records.sqlite3", "records.sqlite3-wal", "records.sqlite3-shm"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name

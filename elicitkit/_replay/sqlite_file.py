@@ -20,6 +20,7 @@ Where no boot id can be read, every commit is synced to disk first (``synchronou
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -177,6 +178,9 @@ class SqliteFile:
                 self._connection.close()
                 self._connection = None
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Owner-only from the start (SQLite gives its -wal and -shm files the same mode):
+            # sealed or not, records are nobody else's to read. An existing file keeps its own.
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
             # isolation_level=None: transactions are ours (BEGIN IMMEDIATE), not sqlite3's.
             # timeout: the first connection's schema may wait for another process's.
             db = sqlite3.connect(
