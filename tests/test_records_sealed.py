@@ -118,7 +118,7 @@ async def test_a_canary_in_an_answer_and_a_result_never_reaches_the_store(
 
 def _entries(store: SqliteStore) -> dict[str, str]:
     with sqlite3.connect(store.path) as db:
-        return dict(db.execute("SELECT id, value FROM entries WHERE kind = 'R'").fetchall())
+        return dict(db.execute("SELECT id, value FROM entries WHERE kind = 'record'").fetchall())
 
 
 async def test_a_record_written_without_the_key_is_refused_and_nothing_runs(

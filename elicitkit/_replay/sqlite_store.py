@@ -48,9 +48,17 @@ from typing import Literal
 
 import elicitkit._clock as clock
 from elicitkit._replay.sqlite_file import BOOT, SqliteFile
-from elicitkit._replay.store import Claim, StoreFull, check_bounds
+from elicitkit._replay.store import (
+    LEASE,
+    OPEN,
+    RECORD,
+    SAFE_LEASE,
+    Claim,
+    StoreFull,
+    check_bounds,
+    judge_claim,
+)
 
-_OPEN, _LEASE, _SAFE_LEASE, _RECORD, _INTERRUPTED = "O", "L", "S", "R", "I"
 # What a row costs besides its id and value: the B-tree cell with its numbers, kind and boot
 # id, and its entry in the expiry index; rounded up so that ``max_bytes`` bounds the file.
 ROW_OVERHEAD_BYTES = 100
@@ -108,7 +116,7 @@ class SqliteStore:
     async def renew(self, dialogue: str, token: str, *, lease: float, keep: float) -> bool:
         """See `elicitkit.stores.OutcomeStore.renew`."""
         return await self._run(
-            lambda db: self._renew(db, dialogue, token, lease=lease, keep=keep, kind=_LEASE)
+            lambda db: self._renew(db, dialogue, token, lease=lease, keep=keep, kind=LEASE)
         )
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
@@ -120,8 +128,8 @@ class SqliteStore:
 
         def release(db: sqlite3.Connection) -> None:
             row = _row(db, dialogue)
-            if row is not None and row[0] == _LEASE and row[1] == token:
-                self._put(db, dialogue, _OPEN, "", keep=keep)
+            if row is not None and row[0] == LEASE and row[1] == token:
+                self._put(db, dialogue, OPEN, "", keep=keep)
 
         await self._run(release)
 
@@ -129,7 +137,7 @@ class SqliteStore:
         self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
     ) -> bool:
         """See `elicitkit.stores.OutcomeStore.hold`."""
-        kind = _SAFE_LEASE if retry_safe else _LEASE
+        kind = SAFE_LEASE if retry_safe else LEASE
         return await self._run(
             lambda db: self._renew(
                 db, dialogue, token, lease=lease, keep=keep, kind=kind, marked_too=True
@@ -151,12 +159,12 @@ class SqliteStore:
         db.execute("DELETE FROM entries WHERE expires <= ?", (clock.now(),))
         if _row(db, dialogue) is None:
             self._refuse_when_full(db)
-        self._put(db, dialogue, _OPEN, "", keep=keep)
+        self._put(db, dialogue, OPEN, "", keep=keep)
 
     def _record(self, db: sqlite3.Connection, dialogue: str, outcome: str, keep: float) -> None:
         if _row(db, dialogue) is None:  # a record of an unknown call is a new entry too
             self._refuse_when_full(db)
-        self._put(db, dialogue, _RECORD, outcome, keep=keep)
+        self._put(db, dialogue, RECORD, outcome, keep=keep)
 
     def _claim(
         self,
@@ -171,29 +179,16 @@ class SqliteStore:
         now = clock.now()
         db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
         row = _row(db, dialogue)
-        if row is None and known:
-            return Claim("forgotten")
-        if row is None:
-            self._refuse_when_full(db)
-        else:
-            kind, value, deadline, boot = row
-            if kind == _RECORD:
-                return Claim("recorded", value)
-            if kind == _INTERRUPTED:
-                return Claim("interrupted")
-            if kind in (_LEASE, _SAFE_LEASE):
-                if boot == BOOT and deadline > now:
-                    return Claim("busy")
-                # Lapsed, or held before a reboot (whose crash may have lost the step's
-                # end, even inside a retry_safe step): interrupted, as Redis's other run.
-                if kind == _LEASE or boot != BOOT:
-                    self._put(db, dialogue, _INTERRUPTED, "", keep=keep)
-                    return Claim("interrupted")
-                # A safe lease lapsed: its round died inside a retry_safe step. Ours now.
-            elif boot != BOOT:
-                return Claim("forgotten")  # opened before a reboot: a later write may be lost
-        self._put(db, dialogue, _LEASE, token, deadline=now + lease, keep=keep)
-        return Claim("claimed")
+        # An entry of another boot is not trusted, as RedisStore's of another Redis run.
+        entry, trusted = (None, True) if row is None else (row[:3], row[3] == BOOT)
+        claim, write = judge_claim(entry, now=now, known=known, trusted=trusted)
+        if write == LEASE:
+            if row is None:
+                self._refuse_when_full(db)
+            self._put(db, dialogue, LEASE, token, deadline=now + lease, keep=keep)
+        elif write is not None:
+            self._put(db, dialogue, write, "", keep=keep)
+        return claim
 
     def _renew(
         self,
@@ -207,7 +202,7 @@ class SqliteStore:
         marked_too: bool = False,
     ) -> bool:
         row = _row(db, dialogue)
-        held = (_LEASE, _SAFE_LEASE) if marked_too else (_LEASE,)
+        held = (LEASE, SAFE_LEASE) if marked_too else (LEASE,)
         if row is None or row[0] not in held or row[1] != token or row[3] != BOOT:
             return False
         self._put(db, dialogue, kind, token, deadline=clock.now() + lease, keep=keep)

@@ -122,13 +122,43 @@ class OutcomeStore(Protocol):
         ...
 
 
-_OPEN, _LEASE, _RECORD, _INTERRUPTED = "open", "lease", "record", "interrupted"
+# The kinds of entry, as the stores that judge claims in Python keep them.
+OPEN, LEASE, RECORD, INTERRUPTED = "open", "lease", "record", "interrupted"
 # A lease whose round is inside a retry_safe step (`OutcomeStore.hold`).
-_SAFE_LEASE = "safe lease"
+SAFE_LEASE = "safe lease"
 # What an entry costs besides its two strings (counted with sys.getsizeof): the OrderedDict
 # slot and node, the tuple and its two floats. tracemalloc measures about 160 bytes on
 # CPython 3.11 (tests/test_stores.py); 250 leaves room for the dict's growth steps.
 ENTRY_OVERHEAD_BYTES = 250
+
+
+def judge_claim(
+    entry: tuple[str, str, float] | None, *, now: float, known: bool, trusted: bool = True
+) -> tuple[Claim, str | None]:
+    """Judge a claim of ``entry`` (kind, value, lease deadline): the answer, and what to write.
+
+    For the stores that judge claims in Python (memory, SQLite; Redis's Lua says the same).
+    The kind returned is the entry the caller writes (``None``: none): ``"claimed"`` comes
+    with the lease to write; a lease that lapsed, with the interrupted entry that replaces
+    it. ``trusted=False`` (written before a reboot, whose crash may have lost the write after
+    it) makes an open entry forgotten and any lease interrupted.
+    """
+    if entry is None:
+        return (Claim("forgotten"), None) if known else (Claim("claimed"), LEASE)
+    kind, value, deadline = entry
+    if kind == RECORD:
+        return Claim("recorded", value), None
+    if kind == INTERRUPTED:
+        return Claim("interrupted"), None
+    if kind in (LEASE, SAFE_LEASE):
+        if trusted and deadline > now:
+            return Claim("busy"), None
+        if kind == LEASE or not trusted:
+            return Claim("interrupted"), INTERRUPTED
+        # A safe lease lapsed: its round died inside a retry_safe step. The caller's now.
+    elif not trusted:
+        return Claim("forgotten"), None
+    return Claim("claimed"), LEASE
 
 
 def check_bounds(store: str, max_entries: int, max_bytes: int) -> None:
@@ -185,7 +215,7 @@ class MemoryStore:
         """See `OutcomeStore.open`."""
         now = clock.monotonic()
         self._sweep(now)
-        self._put(dialogue, (_OPEN, "", 0.0, now + keep))
+        self._put(dialogue, (OPEN, "", 0.0, now + keep))
 
     async def claim(
         self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
@@ -194,54 +224,43 @@ class MemoryStore:
         now = clock.monotonic()
         self._sweep(now)
         entry = self._entries.get(dialogue)
-        if entry is None and known:
-            return Claim("forgotten")
-        if entry is not None:
-            kind, value, deadline, _ = entry
-            if kind == _RECORD:
-                return Claim("recorded", value)
-            if kind == _INTERRUPTED:
-                return Claim("interrupted")
-            if kind in (_LEASE, _SAFE_LEASE):
-                if deadline > now:
-                    return Claim("busy")
-                if kind == _LEASE:
-                    self._put(dialogue, (_INTERRUPTED, "", 0.0, now + keep))
-                    return Claim("interrupted")
-                # A safe lease lapsed: its round died inside a retry_safe step. Ours now.
-        self._put(dialogue, (_LEASE, token, now + lease, now + keep))
-        return Claim("claimed")
+        claim, write = judge_claim(None if entry is None else entry[:3], now=now, known=known)
+        if write == LEASE:
+            self._put(dialogue, (LEASE, token, now + lease, now + keep))
+        elif write is not None:
+            self._put(dialogue, (write, "", 0.0, now + keep))
+        return claim
 
     async def renew(self, dialogue: str, token: str, *, lease: float, keep: float) -> bool:
         """See `OutcomeStore.renew`."""
         entry = self._entries.get(dialogue)
-        if entry is None or entry[:2] != (_LEASE, token):
+        if entry is None or entry[:2] != (LEASE, token):
             return False
         now = clock.monotonic()
-        self._put(dialogue, (_LEASE, token, now + lease, now + keep))
+        self._put(dialogue, (LEASE, token, now + lease, now + keep))
         return True
 
     async def record(self, dialogue: str, outcome: str, *, keep: float) -> None:
         """See `OutcomeStore.record`."""
         now = clock.monotonic()
         self._sweep(now)
-        self._put(dialogue, (_RECORD, outcome, 0.0, now + keep))
+        self._put(dialogue, (RECORD, outcome, 0.0, now + keep))
 
     async def release(self, dialogue: str, token: str, *, keep: float) -> None:
         """See `OutcomeStore.release`."""
         entry = self._entries.get(dialogue)
-        if entry is not None and entry[:2] == (_LEASE, token):
-            self._put(dialogue, (_OPEN, "", 0.0, clock.monotonic() + keep))
+        if entry is not None and entry[:2] == (LEASE, token):
+            self._put(dialogue, (OPEN, "", 0.0, clock.monotonic() + keep))
 
     async def hold(
         self, dialogue: str, token: str, *, retry_safe: bool, lease: float, keep: float
     ) -> bool:
         """See `OutcomeStore.hold`."""
         entry = self._entries.get(dialogue)
-        if entry is None or entry[0] not in (_LEASE, _SAFE_LEASE) or entry[1] != token:
+        if entry is None or entry[0] not in (LEASE, SAFE_LEASE) or entry[1] != token:
             return False
         now = clock.monotonic()
-        self._put(dialogue, (_SAFE_LEASE if retry_safe else _LEASE, token, now + lease, now + keep))
+        self._put(dialogue, (SAFE_LEASE if retry_safe else LEASE, token, now + lease, now + keep))
         return True
 
     def _put(self, dialogue: str, entry: tuple[str, str, float, float]) -> None:

@@ -39,6 +39,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from elicitkit._replay.limits import ReplayLimits
+from elicitkit._replay.once import Codec
 from elicitkit._replay.sqlite_store import SqliteStore
 from elicitkit._replay.tasks import MemoryTaskStore
 from elicitkit._runtime.model_listing import ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION
@@ -201,12 +202,14 @@ def install_in_chain(
     split = split_memory(store)
     if split is not None:
         logger.warning("%s", split)
-    # Records are sealed as requestState is: with the key every process shares.
+    # Records and tickets are sealed as requestState is: the server's own codec (its key,
+    # or the one every process shares) when the policy can be read; else a key of this
+    # process, which serves one process.
     security = state_security(boundary)
     codec = security.codec if security is not None else RequestStateSecurity.ephemeral().codec
     companion = None
     if on_unsupported == "ask_model":
-        companion = _companion(boundary, host, audience=audience, ttl=keep - 60.0)
+        companion = _companion(security, codec, host, audience=audience, ttl=keep - 60.0)
     # Appended, so it runs inside the boundary: it sees requestState already verified.
     chain.append(
         ElicitkitMiddleware(
@@ -225,16 +228,17 @@ def install_in_chain(
 
 
 def _companion(
-    boundary: RequestStateBoundary, host: Host, *, audience: str | None, ttl: float
+    security: RequestStateSecurity | None,
+    codec: Codec,
+    host: Host,
+    *,
+    audience: str | None,
+    ttl: float,
 ) -> Companion:
-    """``answer_form``'s tickets, sealed as the server seals its ``requestState``.
+    """``answer_form``'s tickets, sealed as the server seals its ``requestState`` (``codec``).
 
-    The server's own codec (its key, or ``MCP_REQUEST_STATE_KEY`` shared by every worker)
-    when the policy can be read; else a key of this process, which serves one process.
     A ticket lives as long as a state, so the outcome store outlives it (``keep``).
     """
-    security = state_security(boundary)
-    codec = security.codec if security is not None else RequestStateSecurity.ephemeral().codec
     audience = security.audience if security is not None and security.audience else audience
 
     async def no_schema(_name: str) -> Mapping[str, Any] | None:
