@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPError
 import elicitkit
 from elicitkit import ask, step
 from elicitkit._replay.once import INTERRUPTED
-from elicitkit._runtime.step_values import decode, encode
+from elicitkit._runtime.step_values import ANY_LOADED, Rebuildable, decode, encode
 from elicitkit.errors import StepDefinitionError
 from elicitkit.replay import replaying
 from elicitkit.stores import MemoryStore, OutcomeStore
@@ -178,7 +178,9 @@ async def test_on_2025_11_25_each_step_runs_once(sdk: str, mode: str) -> None:
 def test_results_round_trip_to_the_same_type() -> None:
     when = dt.datetime(2026, 7, 28, 12, tzinfo=dt.timezone.utc)
     value = {"q": [Quote("a", 1, when, Colour.RED)], "$odd": dt.date(2026, 1, 2), "n": None}
-    assert decode(encode("k", value)) == value
+    assert decode(encode("k", value), ANY_LOADED) == value
+    declared = Rebuildable.declared(dict[str, list[Quote] | dt.date | None])
+    assert decode(encode("k", value), declared) == value
 
 
 @pytest.mark.parametrize(
@@ -207,18 +209,60 @@ def test_a_recorded_value_whose_class_is_gone_asks_for_a_fresh_start(
     monkeypatch.setattr(module, "Parcel", Parcel, raising=False)
     monkeypatch.setitem(sys.modules, module.__name__, module)
     recorded = encode("weigh", Parcel(3))
-    assert decode(recorded) == Parcel(3)  # found while the class is where it was recorded
+    assert decode(recorded, ANY_LOADED) == Parcel(3)  # found where it was recorded
     if gone == "module":
         monkeypatch.delitem(sys.modules, module.__name__)
     else:
         monkeypatch.delattr(module, "Parcel")
     with pytest.raises(TypeError) as caught:
-        decode(recorded)
+        decode(recorded, ANY_LOADED)
     assert str(caught.value) == (
-        "The recorded step value names 'tests_steps_throwaway:Parcel', which is no longer "
-        "importable (the class changed since the step was recorded), so the step's result "
-        "cannot be rebuilt. Start the call afresh without requestState."
+        "The recorded step value names 'tests_steps_throwaway:Parcel', which is not a class "
+        "this server has loaded (the code changed since the step was recorded), so the step's "
+        "result cannot be rebuilt. Start the call afresh without requestState."
     )
+
+
+@dataclasses.dataclass
+class Line:
+    item: str
+    colour: Colour
+
+
+@dataclasses.dataclass
+class Basket:
+    lines: list[Line]
+    note: str | None = None
+
+
+@dataclasses.dataclass
+class GiftBasket(Basket):
+    to: str = ""
+
+
+def test_a_recorded_value_never_imports_the_module_it_names() -> None:
+    # Records are sealed, so only a holder of the server's key could write this; still, a
+    # name in a record must not run a module's import side effects (here: printing to
+    # stdout, the protocol stream on stdio).
+    forged = {"$dc": "this:Receipt", "v": {}}
+    assert "this" not in sys.modules
+    for classes in (ANY_LOADED, Rebuildable.declared(Basket)):
+        with pytest.raises(TypeError, match="'this:Receipt', which is not a class this server"):
+            decode(forged, classes)
+    assert "this" not in sys.modules
+
+
+def test_a_step_rebuilds_only_the_classes_its_function_declares() -> None:
+    declared = Rebuildable.declared(Basket | None)
+    basket = Basket([Line("pen", Colour.RED)], note="gift")
+    assert decode(encode("k", basket), declared) == basket  # its fields' classes too
+    gift = GiftBasket([Line("pen", Colour.RED)], to="Ann")
+    assert decode(encode("k", gift), declared) == gift  # a subclass of a declared class
+    # Loaded, of an allowed kind, but not what the function returns: refused.
+    with pytest.raises(TypeError, match="which is not a type the step's function returns"):
+        decode(encode("k", Quote("a", 1, dt.datetime(2026, 7, 28), Colour.RED)), declared)
+    # A function that declares Any (or nothing) may rebuild any loaded class of those kinds.
+    assert decode(encode("k", gift), Rebuildable.declared(list[Any])) == gift
 
 
 async def test_an_unsupported_return_annotation_is_refused_before_fn_runs(sdk: str) -> None:

@@ -14,6 +14,7 @@ feeds with the metadata it finds inside ``Annotated``), so every other module ma
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import types
 import typing
@@ -293,32 +294,83 @@ def step_type_problem(tp: Any, is_record: Callable[[Any], bool]) -> object:
     Structs), ``list[X]``, ``dict[str, X]``, unions and ``Annotated`` of these, and ``Any``
     (checked on the value). An awaitable's result is what is checked.
     """
-    import datetime as dt  # noqa: PLC0415  (only steps need it here)
-    import enum  # noqa: PLC0415
+    return next(
+        (leaf for leaf in _step_leaves(tp) if not _step_leaf_allowed(leaf, is_record)), None
+    )
 
+
+def step_classes(tp: Any, is_record: Callable[[Any], bool]) -> frozenset[type] | None:
+    """Return the Enum and record classes a step's result of type ``tp`` may hold.
+
+    A dataclass's fields count too (their values are recorded with their own classes);
+    a pydantic model or a Struct rebuilds its fields itself. ``None`` where ``tp`` lets the
+    value hold anything: ``Any``, ``object``, a bare ``list`` or ``dict``, an annotation
+    that cannot be resolved. Only these classes are rebuilt from a step's record.
+    """
+    found: set[type] = set()
+    todo = [tp]
+    while todo:
+        for leaf in _step_leaves(todo.pop()):
+            if leaf is Any or leaf is object:
+                return None
+            if isinstance(leaf, type) and leaf not in found and _step_class(leaf, is_record):
+                found.add(leaf)
+                if dataclasses.is_dataclass(leaf):
+                    try:
+                        todo.extend(typing.get_type_hints(leaf, include_extras=True).values())
+                    except Exception:  # noqa: BLE001  (unresolvable: the fields may hold anything)
+                        return None
+    return frozenset(found)
+
+
+def _step_leaves(tp: Any) -> typing.Iterator[Any]:
+    """The types a step's result of type ``tp`` is made of.
+
+    Unions, ``Annotated``, aliases, ``NewType``, ``list`` and ``dict`` values and an
+    awaitable's result are peeled off; a bare ``list`` or ``dict`` holds ``Any``; a mapping
+    whose keys are not ``str`` (no JSON round trip) is a leaf of its own.
+    """
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin is typing.Annotated:
-        return step_type_problem(args[0], is_record)
-    if _is_typing_alias_type(tp) or isinstance(tp, TypeAliasType):
-        return step_type_problem(tp.__value__, is_record)
-    if isinstance(tp, typing.NewType):
-        return step_type_problem(tp.__supertype__, is_record)
-    if origin in _UNION_ORIGINS:
-        return next((p for a in args if (p := step_type_problem(a, is_record)) is not None), None)
-    if origin is Literal:
-        return None
-    if tp in _STEP_SCALARS or tp in (dt.date, dt.datetime):
-        return None
-    if isinstance(tp, type) and (issubclass(tp, enum.Enum) or is_record(tp)):
-        return None
-    if origin is list or tp is list:
-        return None if not args else step_type_problem(args[0], is_record)
-    if origin in _MAPPING_ORIGINS or tp in _MAPPING_ORIGINS:
+        yield from _step_leaves(args[0])
+    elif _is_typing_alias_type(tp) or isinstance(tp, TypeAliasType):
+        yield from _step_leaves(tp.__value__)
+    elif isinstance(tp, typing.NewType):
+        yield from _step_leaves(tp.__supertype__)
+    elif origin in _UNION_ORIGINS:
+        for arg in args:
+            yield from _step_leaves(arg)
+    elif origin is list or tp is list:
+        yield from _step_leaves(args[0]) if args else iter([Any])
+    elif origin in _MAPPING_ORIGINS or tp in _MAPPING_ORIGINS:
         if args and args[0] is not str:
-            return cast("object", tp)
-        return None if not args else step_type_problem(args[1], is_record)
-    awaitable = {"Coroutine": 2, "Awaitable": 0}
-    if origin is not None and getattr(origin, "__name__", "") in awaitable and args:
-        return step_type_problem(args[awaitable[origin.__name__]], is_record)
-    return cast("object", tp)
+            yield tp
+        else:
+            yield from _step_leaves(args[1]) if args else iter([Any])
+    elif origin is not None and getattr(origin, "__name__", "") in _AWAITABLES and args:
+        yield from _step_leaves(args[_AWAITABLES[origin.__name__]])
+    else:
+        yield tp
+
+
+_AWAITABLES = {"Coroutine": 2, "Awaitable": 0}  # where each one's result type sits
+
+
+def _step_leaf_allowed(leaf: Any, is_record: Callable[[Any], bool]) -> bool:
+    import datetime as dt  # noqa: PLC0415  (only steps need it here)
+
+    if (
+        typing.get_origin(leaf) is Literal
+        or leaf in _STEP_SCALARS
+        or leaf in (dt.date, dt.datetime)
+    ):
+        return True
+    return isinstance(leaf, type) and _step_class(leaf, is_record)
+
+
+def _step_class(tp: type, is_record: Callable[[Any], bool]) -> bool:
+    """Whether a step's recorded value names ``tp`` (an Enum or a record) to rebuild it."""
+    import enum  # noqa: PLC0415  (only steps need it here)
+
+    return issubclass(tp, enum.Enum) or is_record(tp)

@@ -13,9 +13,12 @@ annotation (a lambda has none):
 * ``{"$ms": "module:Qualname", "v": ...}`` (a msgspec Struct, as builtins);
 * ``{"$m": {...}}``: a plain dict that has a key starting with ``$``, escaped.
 
-Classes are found again by module and qualified name; only a class of the allowed kinds is
-accepted on the way back. The names come from the server's own sealed state or its own store,
-never from a client.
+A recorded name never imports anything. The classes a step may rebuild are the ones its
+function declares (`Rebuildable.declared`: its return annotation, and the fields of the
+dataclasses in it), or a loaded subclass of one of them; a function without an annotation
+(a lambda) may rebuild any class of the allowed kinds that the server has already loaded.
+The names come from the server's own sealed state or its own sealed store records, never
+from a client, and each kind is checked again on the way back.
 """
 
 from __future__ import annotations
@@ -23,14 +26,15 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
-import importlib
+import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     import pydantic
 
 from elicitkit._compiler.field_sources import is_dataclass_type, is_pydantic_model, is_struct
-from elicitkit._compiler.type_hints import type_name
+from elicitkit._compiler.type_hints import step_classes, type_name
 from elicitkit._replay.once import AFRESH
 from elicitkit.errors import StepDefinitionError
 
@@ -40,6 +44,44 @@ _TAGS = ("$date", "$datetime", "$enum", "$dc", "$pd", "$ms", "$m")
 def is_record(tp: Any) -> bool:
     """Whether ``tp`` is a dataclass, a pydantic model or a msgspec Struct class."""
     return is_dataclass_type(tp) or is_pydantic_model(tp) or is_struct(tp)
+
+
+class Rebuildable:
+    """Which classes a recorded step value may name: the step function's own, or any loaded."""
+
+    __slots__ = ("_by_path", "_declared")
+
+    def __init__(self, declared: frozenset[type] | None) -> None:
+        self._declared = declared
+        self._by_path: Mapping[str, type] | None = (
+            None if declared is None else {_class_path(c): c for c in declared}
+        )
+
+    @classmethod
+    def declared(cls, hint: Any) -> Rebuildable:
+        """The classes a function whose return annotation is ``hint`` may rebuild."""
+        return cls(step_classes(hint, is_record))
+
+    def find(self, path: str) -> type:
+        """The class ``path`` names, if this step may rebuild it; never imports.
+
+        Raises:
+            TypeError: It is not loaded, not a class, or not one the step declares.
+        """
+        if self._by_path is not None and path in self._by_path:
+            return self._by_path[path]
+        module, _, qualname = path.partition(":")
+        found: Any = sys.modules.get(module)
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if not isinstance(found, type):
+            raise _changed(path, "not a class this server has loaded")
+        if self._declared is not None and not issubclass(found, tuple(self._declared)):
+            raise _changed(path, "not a type the step's function returns")
+        return found
+
+
+ANY_LOADED = Rebuildable(None)  # a function that declares no return type
 
 
 def unsupported(step: str, tp: Any) -> StepDefinitionError:
@@ -88,32 +130,36 @@ def encode(step: str, value: object) -> Any:
     raise unsupported(step, kind)
 
 
-def decode(data: object) -> Any:
-    """Rebuild a value from what `encode` returned."""
+def decode(data: object, classes: Rebuildable) -> Any:
+    """Rebuild a value from what `encode` returned, with only the classes ``classes`` allows.
+
+    Raises:
+        TypeError: The value names a class the step may not rebuild (or no longer can).
+    """
     if isinstance(data, list):
-        return [decode(item) for item in cast("list[object]", data)]
+        return [decode(item, classes) for item in cast("list[object]", data)]
     if not isinstance(data, dict):
         return data
     fields = cast("dict[str, Any]", data)
     tag = next((t for t in _TAGS if t in fields), None) if len(fields) <= 2 else None
     if tag is None:
-        return {k: decode(v) for k, v in fields.items()}
+        return {k: decode(v, classes) for k, v in fields.items()}
     if tag == "$m":
-        return {k: decode(v) for k, v in cast("dict[str, Any]", fields["$m"]).items()}
+        return {k: decode(v, classes) for k, v in cast("dict[str, Any]", fields["$m"]).items()}
     if tag == "$date":
         return dt.date.fromisoformat(fields[tag])
     if tag == "$datetime":
         return dt.datetime.fromisoformat(fields[tag])
-    cls = _class(fields[tag])
+    cls = classes.find(fields[tag])
     value = fields["v"]
     if tag == "$enum" and issubclass(cls, enum.Enum):
-        return cls(decode(value))
+        return cls(decode(value, classes))
     if tag == "$dc" and dataclasses.is_dataclass(cls):
         init = {f.name for f in dataclasses.fields(cls) if f.init}
-        made = cls(**{k: decode(v) for k, v in value.items() if k in init})
+        made = cls(**{k: decode(v, classes) for k, v in value.items() if k in init})
         for name, item in value.items():  # fields without init= are restored as they were
             if name not in init:
-                object.__setattr__(made, name, decode(item))
+                object.__setattr__(made, name, decode(item, classes))
         return made
     if tag == "$pd" and is_pydantic_model(cls):
         return cls.model_validate(value)
@@ -126,24 +172,14 @@ def decode(data: object) -> Any:
 
 def _changed(path: str, what: str) -> TypeError:
     return TypeError(
-        f"The recorded step value names {path!r}, which is {what} (the class changed since "
+        f"The recorded step value names {path!r}, which is {what} (the code changed since "
         f"the step was recorded), so the step's result cannot be rebuilt. Start {AFRESH}."
     )
 
 
 def _path(value: object) -> str:
-    kind = type(value)
+    return _class_path(type(value))
+
+
+def _class_path(kind: type) -> str:
     return f"{kind.__module__}:{kind.__qualname__}"
-
-
-def _class(path: str) -> type:
-    module, _, qualname = path.partition(":")
-    try:
-        found: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError):
-        raise _changed(path, "no longer importable") from None
-    if not isinstance(found, type):
-        raise _changed(path, "not a class")
-    return found

@@ -60,7 +60,14 @@ from elicitkit._runtime.context import (
     running_step,
 )
 from elicitkit._runtime.entry import call_or_none, entry_point
-from elicitkit._runtime.step_values import decode, encode, is_record, unsupported
+from elicitkit._runtime.step_values import (
+    ANY_LOADED,
+    Rebuildable,
+    decode,
+    encode,
+    is_record,
+    unsupported,
+)
 from elicitkit.errors import StepDefinitionError, StepError, StepFailed
 
 T = TypeVar("T")
@@ -134,7 +141,7 @@ async def step(
     """
     run = current_run.get()
     run.keys.claim_step(key)
-    problem = _type_problem(fn)
+    problem, classes = _declared(fn)
     if problem is not None:
         raise unsupported(key, problem)
     replay = run.delivery.replay
@@ -154,7 +161,7 @@ async def step(
         if carried.digest != digest:
             raise StepError(_REUSED.format(key=key, fn=_name(fn)))
         replay.steps[key] = carried
-        return _replayed(carried)
+        return _replayed(carried, classes)
     failure: BaseException | None = None
     value: Any = None
     # A retry_safe step of a later round marks the dialogue's lease while fn runs, so that
@@ -258,21 +265,27 @@ def _async_callable(fn: object) -> bool:
     )
 
 
-# fn -> its return annotation's problem (None: fine), checked once per function.
-_CHECKED: Lru[Any, tuple[Any]] = Lru(1024)
+# fn -> its return annotation's problem (None: fine) and the classes it declares.
+_CHECKED: Lru[Any, tuple[object, Rebuildable]] = Lru(1024)
 
 
-def _type_problem(fn: Callable[..., Any]) -> object:
-    """The part of ``fn``'s return annotation without a JSON round trip, or ``None``."""
+def _declared(fn: Callable[..., Any]) -> tuple[object, Rebuildable]:
+    """What ``fn``'s return annotation says, read once per function.
+
+    The part of it without a JSON round trip (``None``: fine), and the classes a recorded
+    result of ``fn`` may be rebuilt with.
+    """
     try:
         found = _CHECKED.get(fn)
-    except TypeError:  # an unhashable callable: check it every time
+    except TypeError:  # an unhashable callable: read it every time
         found = None
     if found is None:
-        found = (step_type_problem(return_hint(fn), is_record),)
+        hint = return_hint(fn)
+        problem = step_type_problem(hint, is_record)
+        found = (problem, Rebuildable.declared(hint) if problem is None else ANY_LOADED)
         with contextlib.suppress(TypeError):
             _CHECKED.put(fn, found)
-    return found[0]
+    return found
 
 
 def _digest(fn: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> str:
@@ -316,11 +329,11 @@ def _outcome(
     return {"e": {"t": f"{kind.__module__}:{kind.__qualname__}", "m": str(failure)}}, failure
 
 
-def _replayed(carried: CarriedStep) -> Any:
+def _replayed(carried: CarriedStep, classes: Rebuildable) -> Any:
     outcome = carried.outcome
     if "e" in outcome:
         raise _rebuilt_error(outcome["e"])
-    return decode(outcome.get("r"))
+    return decode(outcome.get("r"), classes)
 
 
 def _rebuilt_error(data: Any) -> BaseException:
