@@ -14,17 +14,19 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 import elicitkit._runtime.url_routes
 from elicitkit import install
+from elicitkit._runtime.url_routes import router_for
 from elicitkit.integrations._machine_records import default_database
 from elicitkit.integrations._sdk_private import state_security
 from elicitkit.integrations.mcp import ElicitkitMiddleware
 from elicitkit.stores import (
     MemoryStore,
+    MemoryTaskStore,
     RedisStore,
     RedisTaskStore,
     SqliteStore,
     SqliteTaskStore,
 )
-from elicitkit.url import LocalCompletions, RedisCompletions, use_completions
+from elicitkit.url import LocalUrlRouter, RedisUrlRouter, SqliteUrlRouter, use_url_router
 
 KEY = "k" * 40
 
@@ -32,9 +34,9 @@ KEY = "k" * 40
 @pytest.fixture(autouse=True)
 def _default_completions() -> Iterator[None]:
     """Each test starts with the default router, and leaves it for the tests after it."""
-    use_completions(elicitkit._runtime.url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    use_url_router(elicitkit._runtime.url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
     yield
-    use_completions(elicitkit._runtime.url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    use_url_router(elicitkit._runtime.url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
 
 
 def _middleware(server: MCPServer) -> ElicitkitMiddleware:
@@ -201,28 +203,105 @@ def _router(server: MCPServer) -> object:
     return _middleware(server).router
 
 
-def test_the_redis_variable_routes_url_completions_through_redis(
+@pytest.mark.parametrize(
+    ("setting", "records", "tasks", "router"),
+    [
+        pytest.param({}, SqliteStore, SqliteTaskStore, SqliteUrlRouter, id="unset"),
+        pytest.param(
+            {"ELICITKIT_STORE": "sqlite:///{tmp}/r.sqlite3"},
+            SqliteStore,
+            SqliteTaskStore,
+            SqliteUrlRouter,
+            id="sqlite",
+        ),
+        pytest.param(
+            {"ELICITKIT_REDIS_URL": "redis://127.0.0.1:1/0"},
+            RedisStore,
+            RedisTaskStore,
+            RedisUrlRouter,
+            id="redis",
+        ),
+        pytest.param(
+            {"ELICITKIT_STORE": "memory://"}, MemoryStore, MemoryTaskStore, None, id="memory"
+        ),
+        pytest.param(
+            {"store": "sqlite"}, SqliteStore, SqliteTaskStore, SqliteUrlRouter, id="given-sqlite"
+        ),
+        pytest.param(
+            {"store": "redis"}, RedisStore, RedisTaskStore, RedisUrlRouter, id="given-redis"
+        ),
+    ],
+)
+def test_every_record_kind_follows_the_one_store_setting(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    setting: dict[str, str],
+    records: type,
+    tasks: type,
+    router: type | None,
+) -> None:
+    from redis.asyncio import Redis  # noqa: PLC0415  (the dev extra has it)
+
+    given: dict[str, Any] = {}
+    for name, value in setting.items():
+        if name == "store":
+            client = Redis.from_url("redis://127.0.0.1:1/0")
+            kinds = {"sqlite": SqliteStore(tmp_path / "given.sqlite3"), "redis": RedisStore(client)}
+            given["store"] = kinds[value]
+        else:
+            monkeypatch.setenv(name, value.format(tmp=tmp_path))
+    middleware = _middleware(install(MCPServer("follows"), **given))
+    store, task_store, url_router = middleware.store, middleware.tasks.backend, middleware.router
+    assert (type(store), type(task_store), type(url_router)) == (
+        records,
+        tasks,
+        type(None) if router is None else router,  # None: the process default, LocalUrlRouter
+    )
+    # In the same place: the store's file, or its Redis client.
+    if isinstance(store, SqliteStore):
+        assert isinstance(task_store, SqliteTaskStore)
+        assert isinstance(url_router, SqliteUrlRouter)
+        assert task_store.path == url_router.path == store.path
+    if isinstance(store, RedisStore):
+        assert isinstance(url_router, RedisUrlRouter)
+        assert task_store._redis is url_router._redis is store.client  # pyright: ignore[reportPrivateUsage]
+    if "store" in given:
+        assert store is given["store"]
+
+
+def test_installing_a_second_server_does_not_reroute_the_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv("ELICITKIT_REDIS_URL", raising=False)
-    local = install(MCPServer("local"))
-    assert _router(local) is None  # the process default, a LocalCompletions
+    local = install(MCPServer("local"), store=MemoryStore())
+    assert _router(local) is None  # the process default, a LocalUrlRouter
     monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
     shared = install(MCPServer("shared"))
-    assert isinstance(_router(shared), RedisCompletions)
-    assert _router(local) is None  # installing the second server did not reroute the first
+    assert isinstance(_router(shared), RedisUrlRouter)
+    assert _router(local) is None
 
 
 def test_a_chosen_completion_router_wins_over_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")
-    chosen = LocalCompletions()
-    use_completions(chosen)
+    chosen = LocalUrlRouter()
+    use_url_router(chosen)
     server = install(MCPServer("chosen"))
     assert _router(server) is None  # the process default: chosen
-    own = LocalCompletions()
-    assert _router(install(MCPServer("own"), completions=own)) is own
+    own = LocalUrlRouter()
+    assert _router(install(MCPServer("own"), url_router=own)) is own
+
+
+def test_a_router_chosen_after_install_wins_over_the_one_beside_the_store() -> None:
+    placed = install(MCPServer("placed"))  # the default file: a SqliteUrlRouter beside it
+    own = LocalUrlRouter()
+    given = install(MCPServer("given"), url_router=own)
+    assert isinstance(_router(placed), SqliteUrlRouter)
+    assert router_for(_router(placed)) is _router(placed)
+    chosen = LocalUrlRouter()
+    use_url_router(chosen)  # after install(), as the docs allow
+    assert router_for(_router(placed)) is chosen
+    assert router_for(_router(given)) is own  # passed: it stays
 
 
 def test_an_explicit_store_wins_over_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,7 +90,7 @@ def test_install_spells_out_the_options_once() -> None:
     assert [name for name, _, _ in keywords] == [
         "store",
         "limits",
-        "completions",
+        "url_router",
         "tasks",
         "on_unsupported",
     ]

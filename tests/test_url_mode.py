@@ -28,7 +28,7 @@ from starlette.routing import Route
 from elicitkit import ask, install
 from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
 from elicitkit.testing import FakeClock
-from elicitkit.url import LocalCompletions, ask_url, complete_url, new_elicitation_id, require_url
+from elicitkit.url import LocalUrlRouter, ask_url, complete_url, new_elicitation_id, require_url
 from tests.loopback import serving
 from tests.sdks import in_memory, new_server, tool_error
 
@@ -340,9 +340,9 @@ async def test_require_url_reaches_fastmcps_own_client_as_the_error(masked: bool
     assert elicitation["message"] == "Sign in to Acme first"
 
 
-def asking_server(sdk: str, name: str, router: LocalCompletions) -> Any:
+def asking_server(sdk: str, name: str, router: LocalUrlRouter) -> Any:
     """A server of ``sdk`` whose tool ``connect`` asks for a URL, routed by ``router``."""
-    server: Any = install(MCPServer(name) if sdk == "mcp" else FastMCP(name), completions=router)
+    server: Any = install(MCPServer(name) if sdk == "mcp" else FastMCP(name), url_router=router)
 
     @server.tool()
     async def connect() -> str:
@@ -354,7 +354,7 @@ def asking_server(sdk: str, name: str, router: LocalCompletions) -> Any:
 
 async def test_two_installed_servers_keep_both_completion_routes_deliverable(sdk: str) -> None:
     """Each server routes through its own router; installing the second replaces nothing."""
-    routers = {"one": LocalCompletions(), "two": LocalCompletions()}
+    routers = {"one": LocalUrlRouter(), "two": LocalUrlRouter()}
     servers = {name: asking_server(sdk, name, router) for name, router in routers.items()}
     asked: dict[str, str] = {}
     told: dict[str, list[str]] = {"one": [], "two": []}
@@ -383,9 +383,9 @@ async def test_two_installed_servers_keep_both_completion_routes_deliverable(sdk
         assert text_of(await one.call_tool("connect", {})) == "accept"
         assert text_of(await two.call_tool("connect", {})) == "accept"
         # The first server's route is with its own router, not the second's.
-        assert await complete_url(asked["one"], completions=routers["two"]) is False
+        assert await complete_url(asked["one"], router=routers["two"]) is False
         assert await complete_url(asked["one"]) is True  # found among the installed routers
-        assert await complete_url(asked["two"], completions=routers["two"]) is True
+        assert await complete_url(asked["two"], router=routers["two"]) is True
         with anyio.fail_after(5):
             await arrived["one"].wait()
             await arrived["two"].wait()
@@ -394,13 +394,13 @@ async def test_two_installed_servers_keep_both_completion_routes_deliverable(sdk
 
 
 def test_installing_again_with_another_router_is_refused() -> None:
-    server = install(MCPServer("routed"), completions=LocalCompletions())
+    server = install(MCPServer("routed"), url_router=LocalUrlRouter())
     with pytest.raises(TypeError) as raised:
-        install(server, completions=LocalCompletions())
+        install(server, url_router=LocalUrlRouter())
     assert str(raised.value) == (
         "Cannot install elicitkit on this MCPServer again with another completion router: it "
         "is already installed, and the URL elicitations it opened are routed through the "
-        "first. Call install(server, completions=...) once, before serving."
+        "first. Call install(server, url_router=...) once, before serving."
     )
 
 

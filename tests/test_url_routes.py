@@ -6,18 +6,22 @@ session ends; accepted, it is kept the question's ``timeout`` again for the page
 session holds at most ``max_per_session`` (its own oldest goes), and a full router refuses
 a new question rather than push out another session's route.
 
-Every test runs the real SDK client and server in memory, on both routers: `LocalCompletions`
-and `RedisCompletions` on a real redis-server (whose keys are counted too).
+Every test runs the real SDK client and server in memory, on the three routers:
+`LocalUrlRouter`, `SqliteUrlRouter` on a real file and `RedisUrlRouter` on a real
+redis-server (whose rows and keys are counted too).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
+import sqlite3
 import tracemalloc
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -28,13 +32,15 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from redis.asyncio import Redis
 
+import elicitkit._clock as clock
 from elicitkit import install
 from elicitkit.errors import ElicitationTimeout
 from elicitkit.testing import FakeClock
 from elicitkit.url import (
-    CompletionRouter,
-    LocalCompletions,
-    RedisCompletions,
+    LocalUrlRouter,
+    RedisUrlRouter,
+    SqliteUrlRouter,
+    UrlRouter,
     ask_url,
     complete_url,
     require_url,
@@ -52,15 +58,23 @@ Answer = Callable[[Any, types.ElicitRequestURLParams], Awaitable[types.ElicitRes
 class Routes:
     """A router under test and how many routes it holds (for Redis: its keys as well)."""
 
-    def __init__(self, router: LocalCompletions | RedisCompletions, redis: Redis | None) -> None:
-        self.router: CompletionRouter = router
+    def __init__(
+        self, router: LocalUrlRouter | RedisUrlRouter | SqliteUrlRouter, redis: Redis | None
+    ) -> None:
+        self.router: UrlRouter = router
         self._router = router
         self._redis = redis
 
     async def held(self) -> int:
-        """The routes held; for Redis, also checks that exactly as many keys are there."""
+        """The routes held; for Redis and SQLite, also that exactly as many are there."""
         count = len(self._router)
-        if isinstance(self._router, RedisCompletions):
+        if isinstance(self._router, SqliteUrlRouter):
+            with contextlib.closing(sqlite3.connect(self._router.path)) as db:
+                (rows,) = db.execute(
+                    "SELECT count(*) FROM url_routes WHERE until >= ?", (clock.now(),)
+                ).fetchone()
+            assert rows == count, f"{rows} rows in the file for {count} routes"
+        if isinstance(self._router, RedisUrlRouter):
             assert self._redis is not None
             keys: list[bytes] = await self._redis.keys(f"{self._router._prefix}*")  # pyright: ignore[reportPrivateUsage]
             assert len(keys) == count, f"{len(keys)} keys in Redis for {count} routes"
@@ -76,14 +90,22 @@ class Routes:
 
 
 @asynccontextmanager
-async def routes(kind: str, redis_url: str | None, **limits: int) -> AsyncIterator[Routes]:
-    """A `LocalCompletions` or a `RedisCompletions` (on its own key prefix) with ``limits``."""
+async def routes(kind: str, where: str | None, **limits: int) -> AsyncIterator[Routes]:
+    """A router of ``kind`` with ``limits``: Redis's on its own key prefix at ``where``."""
     if kind == "local":
-        yield Routes(LocalCompletions(**limits), None)
+        yield Routes(LocalUrlRouter(**limits), None)
         return
-    assert redis_url is not None
+    assert where is not None
+    if kind == "sqlite":
+        in_file = SqliteUrlRouter(where, **limits)
+        try:
+            yield Routes(in_file, None)
+        finally:
+            await in_file.aclose()
+        return
+    redis_url = where
     client = Redis.from_url(redis_url)
-    router = RedisCompletions(client, prefix=f"test:{uuid.uuid4().hex}:", **limits)
+    router = RedisUrlRouter(client, prefix=f"test:{uuid.uuid4().hex}:", **limits)
     try:
         yield Routes(router, client)
     finally:
@@ -102,20 +124,23 @@ def forget_the_servers() -> Iterator[None]:
     gc.collect()
 
 
-@pytest.fixture(params=["local", ON_REDIS])
+@pytest.fixture(params=["local", "sqlite", ON_REDIS])
 def kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture
-def url_of(kind: str, request: pytest.FixtureRequest) -> str | None:
-    """The redis-server's URL for the Redis router (started only when needed)."""
+def url_of(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str | None:
+    """Where the router keeps its routes: the redis-server's URL (started only when needed)
+    for Redis, a new file for SQLite."""
+    if kind == "sqlite":
+        return str(tmp_path / "routes.sqlite3")
     return str(request.getfixturevalue("redis_url")) if kind == "redis" else None
 
 
-def server_for(router: CompletionRouter) -> Any:
+def server_for(router: UrlRouter) -> Any:
     """A server whose ``connect`` asks for a URL and ``login`` requires one, via ``router``."""
-    server: Any = install(MCPServer("routes"), completions=router)
+    server: Any = install(MCPServer("routes"), url_router=router)
 
     @server.tool()
     async def connect(timeout: float = 600.0) -> str:  # noqa: ASYNC109  (the question's)
@@ -239,17 +264,23 @@ async def test_an_accepted_route_is_kept_the_questions_timeout_again(
         async with client(server_for(held.router), answering("accept", asked), told) as user:
             assert text_of(await user.call_tool("connect", {"timeout": 0.3})) == "accept"
             assert text_of(await user.call_tool("connect", {"timeout": 0.3})) == "accept"
-            if isinstance(held.router, RedisCompletions):
+            if isinstance(held.router, RedisUrlRouter):
                 key = held.router._prefix + asked[1]  # pyright: ignore[reportPrivateUsage]
                 ttl: int = await held._redis.pttl(key)  # type: ignore[union-attr]  # pyright: ignore[reportPrivateUsage]
                 assert 0 < ttl <= 300  # not the question's 5.3 s, nor an hour more
-            assert await complete_url(asked[0], completions=held.router) is True
+            if isinstance(held.router, SqliteUrlRouter):
+                with contextlib.closing(sqlite3.connect(held.router.path)) as db:
+                    (until,) = db.execute(
+                        "SELECT until FROM url_routes WHERE id = ?", (asked[1],)
+                    ).fetchone()
+                assert 0 < until - clock.now() <= 0.3  # the page's time, as in Redis
+            assert await complete_url(asked[0], router=held.router) is True
             with FakeClock() as fake:  # the second page's time is up, by the router's clocks
                 fake.jump(0.5)  # elicitkit's, which times the routes held in this process
                 if held._redis is not None:  # pyright: ignore[reportPrivateUsage]
                     await elapse_on_redis(held._redis, 0.5)  # pyright: ignore[reportPrivateUsage]
                 assert await held.held() == 0
-                assert await complete_url(asked[1], completions=held.router) is False
+                assert await complete_url(asked[1], router=held.router) is False
             await user.list_tools()  # the session has processed its inbox
         assert told == [asked[0]]
 
@@ -269,7 +300,7 @@ async def test_a_session_over_its_cap_loses_its_own_oldest_routes(
             for _ in range(5):
                 await greedy.call_tool("connect", {})
             assert await held.held() == 4
-            done = [await complete_url(eid, completions=held.router) for eid in mine + theirs]
+            done = [await complete_url(eid, router=held.router) for eid in mine + theirs]
     assert done == [False, False, True, True, True, True]
 
 
@@ -298,8 +329,8 @@ async def test_a_full_router_refuses_a_new_question_and_keeps_the_open_ones(
                 "max_routes."
             )
             assert third == []  # nothing was sent
-            assert await complete_url(first[0], completions=held.router) is True
-            assert await complete_url(second[0], completions=held.router) is True
+            assert await complete_url(first[0], router=held.router) is True
+            assert await complete_url(second[0], router=held.router) is True
             assert text_of(await three.call_tool("connect", {})) == "accept"  # room again
 
 
@@ -313,7 +344,7 @@ async def test_a_full_router_refuses_a_new_question_and_keeps_the_open_ones(
 def test_router_limits_must_be_whole_numbers(limits: dict[str, Any]) -> None:
     name, value = next(iter(limits.items()))
     with pytest.raises(ValueError) as raised:
-        LocalCompletions(**limits)
+        LocalUrlRouter(**limits)
     assert str(raised.value) == (
         f"A completion router's {name} must be a whole number of routes, at least 1, not {value!r}."
     )

@@ -12,12 +12,12 @@ from typing_extensions import assert_type
 from elicitkit import ElicitError, ElicitResultTyped, ask
 from elicitkit.errors import ElicitationTimeout
 from elicitkit.url import (
-    CompletionRouter,
-    LocalCompletions,
+    LocalUrlRouter,
+    UrlRouter,
     ask_url,
     complete_url,
     new_elicitation_id,
-    use_completions,
+    use_url_router,
 )
 
 
@@ -40,7 +40,7 @@ async def check_retries_timeouts_and_urls() -> None:
         ElicitResultTyped[str],
     )
     assert_type(await complete_url(new_elicitation_id()), bool)
-    router: CompletionRouter = LocalCompletions()
-    use_completions(router)
+    router: UrlRouter = LocalUrlRouter()
+    use_url_router(router)
     timeout_is_an_elicit_error: type[ElicitError] = ElicitationTimeout
     assert timeout_is_an_elicit_error

@@ -146,6 +146,11 @@ class RedisStore:
         self._prefix = prefix
         self._checked = False
 
+    @property
+    def client(self) -> Any:
+        """The ``redis.asyncio.Redis`` client it was given (tasks and URL routes go there)."""
+        return self._redis
+
     async def open(self, dialogue: str, *, keep: float) -> None:
         """See `elicitkit.stores.OutcomeStore.open`."""
         await self._first_use()

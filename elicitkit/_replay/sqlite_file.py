@@ -32,6 +32,9 @@ import anyio.to_thread
 
 T = TypeVar("T")
 
+# Tables are only ever added (each IF NOT EXISTS, made by every connection): a file of an
+# earlier version gains them, and an earlier version ignores them. A change to an existing
+# table's meaning takes a new version.
 SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -71,6 +74,20 @@ CREATE TABLE IF NOT EXISTS tasks (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (expires);
 CREATE INDEX IF NOT EXISTS tasks_by_seq ON tasks (seq);
+CREATE TABLE IF NOT EXISTS url_routes (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    until REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS url_routes_by_until ON url_routes (until);
+CREATE TABLE IF NOT EXISTS url_done (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    owner TEXT NOT NULL,
+    id TEXT NOT NULL,
+    until REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS url_done_by_owner ON url_done (owner, seq);
+CREATE INDEX IF NOT EXISTS url_done_by_until ON url_done (until);
 """
 
 

@@ -2,7 +2,8 @@
 
 * `asking`: ``ask()``; `all_at_once`: ``ask_all()``; `oneliners`: ``confirm``, ``choose``,
   ``ask_text``; `missing_arguments`: ``@fill_missing``; `url_mode`: URL mode, and
-  `url_routes` its completion routers (`redis_completions` for several processes).
+  `url_routes` its URL routers (`sqlite_url_router` and `redis_url_router` for several
+  processes).
 * `delivery`: how a call's questions reach the user, one object per mode (mid-call,
   replaying; `task_delivery` inside a task), each reading answers with `answers`.
 * `tasks`: ``go_async()``; `task_engine`: the books of every task.

@@ -15,7 +15,7 @@ from elicitkit._runtime.answers import Asked
 from elicitkit._runtime.keys import KeyBook
 from elicitkit._runtime.result import ElicitResultTyped, surface_through
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel
+from elicitkit._runtime.url_routes import UrlChannel, UrlRouter
 from elicitkit.errors import ElicitError, FormDefinitionError
 
 
@@ -202,8 +202,8 @@ class ToolRun:
             also uses the SDK's own ``Resolve``), or ``None``; called at most once, by the
             first ``ask()`` (see `refusal`).
         target: The tool's name (or the prompt's, or the resource's URI), for the log.
-        completions: The server's URL-mode completion router, or ``None`` for the process
-            default (`elicitkit.url.use_completions`).
+        url_router: The server's URL-mode completion router, or ``None`` for the process
+            default (`elicitkit.url.use_url_router`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         on_unsupported: The server's policy for a client that cannot show forms
             (``install(on_unsupported=...)``); an ``ask()`` may choose its own.
@@ -228,7 +228,7 @@ class ToolRun:
     keys: KeyBook = field(default_factory=KeyBook)
     refuses: Callable[[], str | None] | None = None
     target: str = ""
-    completions: CompletionRouter | None = None
+    url_router: UrlRouter | None = None
     steps: StepBook | None = None
     on_unsupported: OnUnsupported = "raise"
     answer_tool: bool = False

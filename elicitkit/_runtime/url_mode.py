@@ -5,7 +5,7 @@ MCP 2025-11-25 added ``mode: "url"``: the client opens (or offers) a URL with an
 model. The user's consent comes back as the request's result; the page itself finishes
 later, and the server then tells the client with ``notifications/elicitation/complete``.
 
-Completion is routed to the client that asked by the call's server's `CompletionRouter`
+Completion is routed to the client that asked by the call's server's `UrlRouter`
 (`elicitkit._runtime.url_routes`), which ``ask_url`` registers with.
 """
 
@@ -32,13 +32,13 @@ from elicitkit._runtime.question_log import log_question
 from elicitkit._runtime.result import Action, AnsweredBy, ElicitResultTyped
 from elicitkit._runtime.timeouts import DEFAULT_TIMEOUT, check_timeout, timed_out
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit._runtime.url_routes import CompletionRouter, UrlChannel, default_router
+from elicitkit._runtime.url_routes import UrlChannel, UrlRouter, router_for
 from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported, ElicitError
 
 
-def router_of(run: ToolRun) -> CompletionRouter:
+def router_of(run: ToolRun) -> UrlRouter:
     """The completion router of the server the call ``run`` belongs to."""
-    return default_router() if run.completions is None else run.completions
+    return router_for(run.url_router)
 
 
 def new_elicitation_id() -> str:
@@ -294,11 +294,11 @@ def _page_time(timeout: float | None) -> float:
     return DEFAULT_TIMEOUT if timeout is None else timeout
 
 
-async def _register(router: CompletionRouter, urls: UrlChannel, eid: str, keep: float) -> None:
+async def _register(router: UrlRouter, urls: UrlChannel, eid: str, keep: float) -> None:
     await router.register(eid, urls.completion_notifier(eid), keep=keep, session=urls.session)
 
 
-async def _drop(router: CompletionRouter, eid: str) -> None:
+async def _drop(router: UrlRouter, eid: str) -> None:
     """Drop the route, even while the call is being cancelled (bounded: 5 s for Redis)."""
     with anyio.move_on_after(5.0, shield=True):
         await router.drop(eid)

@@ -1,17 +1,17 @@
 """URL mode's completion routing: which client to tell that a page is done.
 
-Completion is routed through a `CompletionRouter`: ``ask_url`` registers, for its
+Completion is routed through a `UrlRouter`: ``ask_url`` registers, for its
 elicitation id, how to notify the one session that asked; the author's web callback
-calls `complete_url` with the id. `LocalCompletions` keeps the routes in this process;
-servers run as several processes use `elicitkit.url.RedisCompletions`.
+calls `complete_url` with the id. `LocalUrlRouter` keeps the routes in this process;
+servers run as several processes use `elicitkit.url.RedisUrlRouter`.
 
-Each server has its router: ``install(server, completions=...)``; without one, the server
-uses a `RedisCompletions` at ``ELICITKIT_STORE`` when that is a Redis URL, else the process
-default (`use_completions`, itself a `LocalCompletions` unless chosen), looked up at each
+Each server has its router: ``install(server, url_router=...)``; without one, the server
+uses a `RedisUrlRouter` at ``ELICITKIT_STORE`` when that is a Redis URL, else the process
+default (`use_url_router`, itself a `LocalUrlRouter` unless chosen), looked up at each
 call. ``ask_url`` registers with the router of the server whose call it runs in. The web
 callback runs outside any call, so `complete_url` without a router tries the process
 default and then every router a server was installed with, until one knows the id (ids are
-unguessable and unique, so at most one does); ``complete_url(id, completions=router)``
+unguessable and unique, so at most one does); ``complete_url(id, router=router)``
 asks that one only.
 
 Routes are bounded so that no client can push out another's (issue 18): a route is dropped
@@ -51,7 +51,7 @@ class AskingSession(Protocol):
         ...
 
 
-class CompletionRouter(Protocol):
+class UrlRouter(Protocol):
     """Where a URL elicitation's completion is routed to the client that started it.
 
     A route is held from ``register`` until ``complete`` or ``drop`` takes it, its session
@@ -121,7 +121,7 @@ class _Route:
 class RouteTable:
     """The routes one process holds: expiring, bounded per session and in all.
 
-    Shared by `LocalCompletions` and `RedisCompletions` (whose notifiers live in the process
+    Shared by `LocalUrlRouter` and `RedisUrlRouter` (whose notifiers live in the process
     that holds the session). A session over ``max_per_session`` loses its own oldest route;
     a full table refuses a new one (`TooManyOpenUrls`) instead of dropping another
     session's: that eviction let one client's flood of questions silently break another
@@ -262,8 +262,8 @@ class HoldsRoutes:
         return True
 
 
-class LocalCompletions(HoldsRoutes):
-    """A `CompletionRouter` for a server that runs as one process (the default).
+class LocalUrlRouter(HoldsRoutes):
+    """A `UrlRouter` for a server that runs as one process (the default).
 
     Bounded: a route lasts as long as its question needs it (see `ask_url`) and is dropped
     when its session ends; one session holds at most ``max_per_session`` routes (its own
@@ -283,7 +283,7 @@ class LocalCompletions(HoldsRoutes):
     async def register(
         self, elicitation_id: str, notify: Notify, *, keep: float, session: AskingSession
     ) -> None:
-        """Remember the route (see `CompletionRouter.register`).
+        """Remember the route (see `UrlRouter.register`).
 
         Raises:
             TooManyOpenUrls: It holds ``max_routes`` routes already.
@@ -293,53 +293,64 @@ class LocalCompletions(HoldsRoutes):
             session.at_end(self, functools.partial(self._session_ended, session))
 
     async def extend(self, elicitation_id: str, *, keep: float) -> bool:
-        """Keep the route ``keep`` seconds from now (see `CompletionRouter.extend`)."""
+        """Keep the route ``keep`` seconds from now (see `UrlRouter.extend`)."""
         return self._table.extend(elicitation_id, keep)
 
     async def drop(self, elicitation_id: str) -> None:
-        """Forget the route (see `CompletionRouter.drop`)."""
+        """Forget the route (see `UrlRouter.drop`)."""
         self._table.drop(elicitation_id)
 
     async def complete(self, elicitation_id: str) -> bool:
-        """Notify the asking session once (see `CompletionRouter.complete`)."""
+        """Notify the asking session once (see `UrlRouter.complete`)."""
         return await self._deliver(elicitation_id)
 
     async def _session_ended(self, session: AskingSession) -> None:
         self._table.drop_session(session)
 
 
-_DEFAULT_ROUTER = LocalCompletions()
-_router: list[CompletionRouter] = [_DEFAULT_ROUTER]
+_DEFAULT_ROUTER = LocalUrlRouter()
+_router: list[UrlRouter] = [_DEFAULT_ROUTER]
 # The routers servers were installed with (weakly: a router lives as long as its server).
 _installed: weakref.WeakSet[Any] = weakref.WeakSet()
+# Those install() placed beside the server's store, not passed by the author: a process
+# default chosen later (`use_url_router`) still wins over them, as it did over none.
+_placed: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def completions_chosen() -> bool:
-    """Whether the author installed a router (`use_completions`) instead of the default."""
+def url_router_chosen() -> bool:
+    """Whether the author installed a router (`use_url_router`) instead of the default."""
     return _router[0] is not _DEFAULT_ROUTER
 
 
-def use_completions(router: CompletionRouter) -> None:
-    """Make ``router`` the process default (initially a `LocalCompletions`).
+def use_url_router(router: UrlRouter) -> None:
+    """Make ``router`` the process default (initially a `LocalUrlRouter`).
 
-    A server installed without ``completions=`` (and without a Redis URL in
+    A server installed without ``url_router=`` (and without a Redis URL in
     ``ELICITKIT_STORE``) routes through the process default of the moment its tool asks, so
     this may be called before or after ``install()``. `complete_url` always tries it.
     """
     _router[0] = router
 
 
-def installed_with(router: CompletionRouter) -> None:
-    """Note that a server routes through ``router``, so `complete_url` tries it too."""
+def installed_with(router: UrlRouter, *, placed: bool) -> None:
+    """Note that a server routes through ``router``, so `complete_url` tries it too.
+
+    ``placed``: install() chose it beside the server's store; a process default chosen
+    afterwards (`use_url_router`) then routes the server's calls instead.
+    """
     _installed.add(router)
+    if placed:
+        _placed.add(router)
 
 
-def default_router() -> CompletionRouter:
-    """The process default router of the moment (`use_completions`)."""
-    return _router[0]
+def router_for(server_router: UrlRouter | None) -> UrlRouter:
+    """The router a call of a server installed with ``server_router`` routes through now."""
+    if server_router is None or (server_router in _placed and url_router_chosen()):
+        return _router[0]
+    return server_router
 
 
-async def complete_url(elicitation_id: str, *, completions: CompletionRouter | None = None) -> bool:
+async def complete_url(elicitation_id: str, *, router: UrlRouter | None = None) -> bool:
     """Tell the client that started URL elicitation ``elicitation_id`` that it is done.
 
     Call it from your web callback (the OAuth redirect, the payment webhook) once the
@@ -347,8 +358,8 @@ async def complete_url(elicitation_id: str, *, completions: CompletionRouter | N
 
     Args:
         elicitation_id: The id the page was opened with.
-        completions: The router to ask (the one passed to ``install(server,
-            completions=...)``). Default: the process default (`use_completions`), then
+        router: The router to ask (the one passed to ``install(server,
+            url_router=...)``). Default: the process default (`use_url_router`), then
             every router a server in this process was installed with, until one knows
             the id.
 
@@ -356,11 +367,11 @@ async def complete_url(elicitation_id: str, *, completions: CompletionRouter | N
         ``True`` if the client was notified; ``False`` if the id is unknown, expired, or
         already completed, or its client has gone.
     """
-    if completions is not None:
-        return await completions.complete(elicitation_id)
-    routers: list[CompletionRouter] = [_router[0]]
-    routers.extend(router for router in list(_installed) if router is not _router[0])
-    for router in routers:
-        if await router.complete(elicitation_id):
+    if router is not None:
+        return await router.complete(elicitation_id)
+    routers: list[UrlRouter] = [_router[0]]
+    routers.extend(each for each in list(_installed) if each is not _router[0])
+    for each in routers:
+        if await each.complete(elicitation_id):
             return True
     return False

@@ -10,7 +10,7 @@ from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.context import surface_without_a_call
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit._runtime.url_routes import CompletionRouter
+from elicitkit._runtime.url_routes import UrlRouter
 from elicitkit.integrations._default_policy import watch as watch_default_policies
 from elicitkit.integrations._options import InstallOptions
 from elicitkit.integrations._uninstalled import readable_anywhere
@@ -32,7 +32,7 @@ def install(
     *,
     store: OutcomeStore | None = None,
     limits: ReplayLimits | None = None,
-    completions: CompletionRouter | None = None,
+    url_router: UrlRouter | None = None,
     tasks: TaskStore | None = None,
     on_unsupported: OnUnsupported = "raise",
 ) -> ServerT:
@@ -52,11 +52,11 @@ def install(
             folder, which every process of the server on this machine shares (see
             "Records and scale" in the docs).
         limits: The caps on one dialogue (default: `ReplayLimits()`).
-        completions: Where this server routes URL-mode completions on the 2025 eras
+        url_router: Where this server routes URL-mode completions on the 2025 eras
             (``complete_url`` finds it). Default: with a Redis URL in ``ELICITKIT_STORE`` (and no
-            `elicitkit.url.use_completions` choice), a ``RedisCompletions`` at that URL;
-            else the process default of the moment (`use_completions`, initially a
-            ``LocalCompletions``). Installing two servers keeps both routable.
+            `elicitkit.url.use_url_router` choice), a ``RedisUrlRouter`` at that URL;
+            else the process default of the moment (`use_url_router`, initially a
+            ``LocalUrlRouter``). Installing two servers keeps both routable.
         tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: a
             ``MemoryTaskStore`` in this process; share one such as a ``RedisTaskStore``
             between processes; with no ``tasks`` and a Redis URL in ``ELICITKIT_STORE``, a
@@ -88,7 +88,7 @@ def install(
     options = InstallOptions(
         store=store,
         limits=limits,
-        completions=completions,
+        url_router=url_router,
         tasks=tasks,
         on_unsupported=on_unsupported,
     )

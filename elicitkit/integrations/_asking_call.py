@@ -36,7 +36,7 @@ from elicitkit._runtime.steps import CALL_TAG, observe, observers
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.tasks import Detachable
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit._runtime.url_routes import CompletionRouter
+from elicitkit._runtime.url_routes import UrlRouter
 from elicitkit.errors import ElicitError
 from elicitkit.integrations._answer_form import Companion, corrections_of
 from elicitkit.integrations._channel import SdkChannel
@@ -68,7 +68,7 @@ class AskingCall:
         *,
         limits: ReplayLimits,
         once: AtMostOnce,
-        completions: CompletionRouter | None,
+        url_router: UrlRouter | None,
         tasks: TaskEngine,
         on_unsupported: OnUnsupported,
         companion: Companion | None,
@@ -76,7 +76,7 @@ class AskingCall:
         self.host = host
         self.limits = limits
         self.once = once
-        self.router = completions
+        self.router = url_router
         self.tasks = tasks
         self.on_unsupported: OnUnsupported = on_unsupported
         self.companion = companion
@@ -144,7 +144,7 @@ class AskingCall:
             # Worked out by the first ask() only: a call that never asks never reads it.
             refuses=functools.partial(host.refusal, ctx),
             target=_target(ctx),
-            completions=self.router,
+            url_router=self.router,
             steps=self.once if modern or replay is not None else None,
             call_tag=_call_tag(ctx.params or {}) if observers else None,
             on_unsupported=self.on_unsupported,

@@ -12,12 +12,10 @@ no code change between one worker and many:
 * ``ELICITKIT_STORE``: where completed dialogues are recorded, as a URL (``sqlite:///path``,
   ``redis://...``, ``memory://``; ``ELICITKIT_REDIS_URL`` is its older name for a Redis URL).
   With a Redis URL and no ``store=``, ``install()`` records them in a `RedisStore` there, so
-  a final round replayed to another worker gets the recorded outcome. And unless the author
-  chose a completion router (``install(server, completions=...)`` or ``use_completions``),
-  the server's URL-mode completions are routed there by a `RedisCompletions`, so a
-  callback that lands on another worker still reaches the client that asked. And when
-  ``install()`` gets no ``tasks=``, the tasks of ``go_async()`` are kept in a
-  `RedisTaskStore` there, so ``tasks/get`` on another worker finds a task this one started.
+  a final round replayed to another worker gets the recorded outcome. Every other record
+  kind follows the store (`defaults_from_environment`): the tasks of ``go_async()``, so
+  ``tasks/get`` on another worker finds a task this one started, and URL-mode routes, so a
+  page's callback that lands on another worker still reaches the client that asked.
 
 The key is applied through the SDK's public parts: the server's ``RequestStateBoundary`` is
 replaced, in the server's public middleware list, by a new one built with the public
@@ -29,8 +27,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mcp.server.context import ServerMiddleware
 from mcp.server.request_state import (
@@ -43,7 +42,8 @@ from elicitkit._replay.sqlite_store import SqliteStore
 from elicitkit._replay.sqlite_tasks import SqliteTaskStore
 from elicitkit._replay.store import MemoryStore, OutcomeStore
 from elicitkit._replay.tasks import TaskStore
-from elicitkit._runtime.url_routes import CompletionRouter, completions_chosen
+from elicitkit._runtime.sqlite_url_router import SqliteUrlRouter
+from elicitkit._runtime.url_routes import UrlRouter, url_router_chosen
 from elicitkit.integrations._machine_records import default_database, key_beside, unwritable
 from elicitkit.integrations._sdk_private import state_security
 
@@ -57,69 +57,97 @@ _MIN_KEY_BYTES = 32  # the SDK's own minimum for a sealing key
 
 def defaults_from_environment(
     store: OutcomeStore | None,
-    completions: CompletionRouter | None,
+    url_router: UrlRouter | None,
     tasks: TaskStore | None,
     *,
     server_name: str | None,
-) -> tuple[OutcomeStore, CompletionRouter | None, TaskStore | None]:
+) -> tuple[OutcomeStore, UrlRouter | None, TaskStore | None]:
     """Fill what ``install()`` was not given from ``$ELICITKIT_STORE``, or the machine default.
 
-    ``$ELICITKIT_STORE`` (or its synonym ``$ELICITKIT_REDIS_URL``) is a URL:
+    Every record kind follows the store, so one setting places them all: the tasks of
+    ``go_async()`` and the URL-mode routes go where the dialogues are recorded, unless
+    ``install()`` was given its own (``tasks=``, ``url_router=``) or the author chose a
+    process default router (`elicitkit.url.use_url_router`). ``$ELICITKIT_STORE`` (or its
+    synonym ``$ELICITKIT_REDIS_URL``) is a URL:
 
-    * ``redis://`` or ``rediss://`` (or ``unix://``): a `RedisStore` for ``store``, a
-      `RedisTaskStore` for ``tasks``, and a `RedisCompletions` for ``completions`` unless the
-      author chose a process default (`use_completions`), all on one Redis client;
-    * ``sqlite:///path`` (``sqlite:////abs`` or ``sqlite:///rel``): a `SqliteStore` there;
-    * ``memory://``: a `MemoryStore` of this process.
+    * ``redis://`` or ``rediss://`` (or ``unix://``): a `RedisStore`, a `RedisTaskStore`
+      and a `RedisUrlRouter`, all on one Redis client;
+    * ``sqlite:///path`` (``sqlite:////abs`` or ``sqlite:///rel``): a `SqliteStore`, a
+      `SqliteTaskStore` and a `SqliteUrlRouter` in that file;
+    * ``memory://``: a `MemoryStore` of this process (tasks and routes in it too).
 
     Unset: a `SqliteStore` in the server's file on this machine
-    (`elicitkit.integrations._machine_records.default_database`). With a `SqliteStore`
-    (named, or given as ``store``) and no ``tasks``, a `SqliteTaskStore` in its file. What
-    was given is returned as it came; ``completions`` stays ``None`` (the process's own)
-    unless the URL is Redis's.
+    (`elicitkit.integrations._machine_records.default_database`). A ``store`` given to
+    ``install()`` wins over the variable, and its kind places the rest: a `SqliteStore`'s
+    file, or a `RedisStore`'s client, keeps its tasks and routes too. What was given is
+    returned as it came; ``url_router`` stays ``None`` (the process default) where the
+    store is a `MemoryStore`.
 
     Raises:
         TypeError: The URL has another scheme, the two variables disagree, or redis is
             not installed for a Redis URL.
     """
+    route = url_router is None and not url_router_chosen()
     url = _store_url()
+    scheme = None if url is None else url.partition("://")[0].lower()
     if url is None:
         store = _machine_default(server_name) if store is None else store
-        return store, completions, _tasks_beside(store, tasks)
-    scheme = url.partition("://")[0].lower()
-    if scheme == "memory":
-        return MemoryStore() if store is None else store, completions, tasks
-    if scheme == "sqlite":
+    elif scheme == "memory":
+        store = MemoryStore() if store is None else store
+    elif scheme == "sqlite":
         store = SqliteStore(_sqlite_path(url)) if store is None else store
-        return store, completions, _tasks_beside(store, tasks)
-    if scheme not in ("redis", "rediss", "unix"):
+    elif scheme in ("redis", "rediss", "unix"):
+        if store is not None and tasks is not None and not route:
+            return store, url_router, tasks
+        redis = _redis_at(url)
+        # Imported here: it imports redis, an optional dependency, only for a Redis URL.
+        from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
+
+        store = RedisStore(redis) if store is None else store
+        return _on_redis(store, redis, url_router, tasks, route=route)
+    else:
         raise TypeError(
             f"Cannot record dialogues at {STORE_VARIABLE}={url!r}: elicitkit stores records "
             "at sqlite:///path (one machine), redis://host:port/db (several machines) or "
             "memory:// (this process only). Set it to one of those, or unset it for the "
             "default file on this machine."
         )
-    route = completions is None and not completions_chosen()
-    if store is not None and tasks is not None and not route:
-        return store, completions, tasks
-    redis = _redis_at(url)
-    # Imported here: each imports redis, an optional dependency, only for a Redis URL.
-    from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
-    from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415
-    from elicitkit._runtime.redis_completions import RedisCompletions  # noqa: PLC0415
+    return _beside(store, url_router, tasks, route=route)
+
+
+def _beside(
+    store: OutcomeStore, url_router: UrlRouter | None, tasks: TaskStore | None, *, route: bool
+) -> tuple[OutcomeStore, UrlRouter | None, TaskStore | None]:
+    """Tasks and URL routes where ``store`` keeps its records, unless given their own."""
+    if isinstance(store, SqliteStore):
+        return (
+            store,
+            SqliteUrlRouter(store.path) if route else url_router,
+            SqliteTaskStore(store.path) if tasks is None else tasks,
+        )
+    # A RedisStore imports redis: if it is not loaded, the store cannot be one.
+    redis_store = sys.modules.get("elicitkit._replay.redis_store")
+    if redis_store is not None and isinstance(store, redis_store.RedisStore):
+        return _on_redis(store, cast("Any", store).client, url_router, tasks, route=route)
+    return store, url_router, tasks
+
+
+def _on_redis(
+    store: OutcomeStore,
+    redis: Any,
+    url_router: UrlRouter | None,
+    tasks: TaskStore | None,
+    *,
+    route: bool,
+) -> tuple[OutcomeStore, UrlRouter | None, TaskStore | None]:
+    from elicitkit._replay.redis_tasks import RedisTaskStore  # noqa: PLC0415  (imports redis)
+    from elicitkit._runtime.redis_url_router import RedisUrlRouter  # noqa: PLC0415
 
     return (
-        RedisStore(redis) if store is None else store,
-        RedisCompletions(redis) if route else completions,
+        store,
+        RedisUrlRouter(redis) if route else url_router,
         RedisTaskStore(redis) if tasks is None else tasks,
     )
-
-
-def _tasks_beside(store: OutcomeStore, tasks: TaskStore | None) -> TaskStore | None:
-    """Tasks follow the records: a `SqliteStore`'s file keeps them too, unless given."""
-    if tasks is None and isinstance(store, SqliteStore):
-        return SqliteTaskStore(store.path)
-    return tasks
 
 
 def _machine_default(server_name: str | None) -> OutcomeStore:

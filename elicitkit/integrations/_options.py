@@ -14,7 +14,7 @@ from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._replay.tasks import TaskStore
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit._runtime.url_routes import CompletionRouter
+from elicitkit._runtime.url_routes import UrlRouter
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class InstallOptions:
     Attributes:
         store: Where completed dialogues are recorded (``None``: the default).
         limits: The caps on one dialogue (``None``: ``ReplayLimits()``).
-        completions: Where URL-mode completions are routed (``None``: the default).
+        url_router: Where URL-mode url_router are routed (``None``: the default).
         tasks: Where the tasks of ``go_async()`` are kept (``None``: the default).
         on_unsupported: What ``ask()`` does when the client cannot show forms, unchecked
             (each installer checks it, so a bad value is refused with the same message).
@@ -32,6 +32,6 @@ class InstallOptions:
 
     store: OutcomeStore | None = None
     limits: ReplayLimits | None = None
-    completions: CompletionRouter | None = None
+    url_router: UrlRouter | None = None
     tasks: TaskStore | None = None
     on_unsupported: OnUnsupported = "raise"

@@ -26,7 +26,7 @@ from elicitkit._replay.once import AtMostOnce, Codec
 from elicitkit._replay.store import OutcomeStore
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit._runtime.unsupported import OnUnsupported
-from elicitkit._runtime.url_routes import CompletionRouter
+from elicitkit._runtime.url_routes import UrlRouter
 from elicitkit.integrations._answer_call import AnswerFormCall
 from elicitkit.integrations._answer_form import Companion
 from elicitkit.integrations._arguments_check import ArgumentsCheck
@@ -52,7 +52,7 @@ class ElicitkitMiddleware:
         limits: ReplayLimits,
         keep: float,
         wait: float = 30.0,
-        completions: CompletionRouter | None = None,
+        url_router: UrlRouter | None = None,
         tasks: TaskEngine,
         on_unsupported: OnUnsupported = "raise",
         companion: Companion | None = None,
@@ -60,7 +60,7 @@ class ElicitkitMiddleware:
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
-        ``completions`` is the server's URL-mode router; ``None``: the process default.
+        ``url_router`` is the server's URL-mode router; ``None``: the process default.
         ``tasks`` runs and keeps the tasks of ``go_async()``.
         ``on_unsupported`` is the server's policy for clients that cannot show forms, and
         ``companion`` its ``answer_form`` (with ``"ask_model"``). ``codec`` seals every
@@ -69,7 +69,7 @@ class ElicitkitMiddleware:
         self.host = host
         self.limits = limits
         self.once = AtMostOnce(store, keep=keep, wait=wait, codec=codec)
-        self.router = completions
+        self.router = url_router
         self.tasks = tasks
         self.on_unsupported: OnUnsupported = on_unsupported
         self.companion = companion
@@ -77,7 +77,7 @@ class ElicitkitMiddleware:
             host,
             limits=limits,
             once=self.once,
-            completions=completions,
+            url_router=url_router,
             tasks=self.tasks,
             on_unsupported=on_unsupported,
             companion=companion,

@@ -144,14 +144,14 @@ def install_in_chain(
         TypeError: The chain has no ``RequestStateBoundary``, or elicitkit is already in it
             with another store, limits, completion router or policy.
     """
-    store, limits, completions = options.store, options.limits, options.completions
+    store, limits, url_router = options.store, options.limits, options.url_router
     tasks, on_unsupported = options.tasks, options.on_unsupported
     installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
     if installed is not None:
         if (
             (store is not None and store is not installed.store)
             or (limits is not None and limits != installed.limits)
-            or (completions is not None and completions is not installed.router)
+            or (url_router is not None and url_router is not installed.router)
             or (tasks is not None and tasks is not installed.tasks.backend)
         ):
             # Silently keeping the first store would break at-most-once across workers.
@@ -159,10 +159,10 @@ def install_in_chain(
                 f"Cannot install elicitkit on this {host.name} again with another store or "
                 "limits: it is already installed, and its dialogues are recorded in the first "
                 "store. Call install(server, store=..., limits=...) once, before serving."
-                if completions is None or completions is installed.router
+                if url_router is None or url_router is installed.router
                 else f"Cannot install elicitkit on this {host.name} again with another "
                 "completion router: it is already installed, and the URL elicitations it "
-                "opened are routed through the first. Call install(server, completions=...) "
+                "opened are routed through the first. Call install(server, url_router=...) "
                 "once, before serving."
             )
         if on_unsupported not in ("raise", installed.on_unsupported):
@@ -186,16 +186,17 @@ def install_in_chain(
     # Configuration shared by every worker: the dialogue store, the router, the sealing key.
     # Every record kind follows the one setting, or `tasks/get` on another worker would not
     # find a task this one started.
-    store, completions, tasks = defaults_from_environment(
-        store, completions, tasks, server_name=audience
+    given_router = url_router
+    store, url_router, tasks = defaults_from_environment(
+        store, url_router, tasks, server_name=audience
     )
     # A server that kept the SDK's per-process key seals with the key beside its record
     # file, so every process on the machine opens the states and tickets of the others.
     default_policy = sdk_default_policy or made_by_default(state_security(boundary))
     beside = store.path if isinstance(store, SqliteStore) and default_policy else None
     boundary = seal_with_shared_key(chain, boundary, audience=audience, beside=beside)
-    if completions is not None:
-        installed_with(completions)
+    if url_router is not None:
+        installed_with(url_router, placed=url_router is not given_router)
     # The record must outlive every state minted before it: the state's lifetime, plus the
     # minute of clock skew the boundary tolerates.
     keep = state_ttl(boundary, _DEFAULT_STATE_TTL) + 60.0
@@ -217,7 +218,7 @@ def install_in_chain(
             store=store,
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
-            completions=completions,
+            url_router=url_router,
             tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks, codec=codec),
             on_unsupported=on_unsupported,
             companion=companion,

@@ -1,8 +1,9 @@
 """One worker of a multi-process server for URL mode: stateful streamable HTTP.
 
-    ELICITKIT_REDIS_URL=redis://... python url_worker.py PORT
+    [ELICITKIT_STORE=redis://...] python url_worker.py PORT
 
-``install()`` reads the variable and routes URL-mode completions through Redis. The tool
+``install()`` routes URL-mode completions where the records are: through Redis with the
+variable, through the default SQLite file of the machine without it. The tool
 ``connect`` sends the user to a page whose address (given by the test) may be another
 worker's ``/callback``; that callback calls ``complete_url`` with the id in ``state``, as an
 OAuth redirect would.

@@ -1,15 +1,21 @@
-"""URL-mode completions across processes, routed by `RedisCompletions` on a real redis-server.
+"""URL-mode completions across processes: `RedisUrlRouter` on a real redis-server, and
+`SqliteUrlRouter` on a real file.
 
 The unit tests run two routers in one event loop (each is one "process": its own channel
-and listener). The end-to-end test runs two real uvicorn workers (tests/servers/url_worker.py,
-stateful streamable HTTP, configured by ``ELICITKIT_REDIS_URL`` only): the clients are on
+and listener, or its own owner token and poller). The end-to-end tests run two real uvicorn
+workers (tests/servers/url_worker.py, stateful streamable HTTP, configured by
+``ELICITKIT_STORE`` only, or by nothing at all for the default file): the clients are on
 worker A, the OAuth-style callback lands on worker B.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
+import sqlite3
+import subprocess
 import sys
 import urllib.request
 import uuid
@@ -24,22 +30,41 @@ import pytest
 from mcp import Client
 from redis.asyncio import Redis
 
+from elicitkit.integrations._machine_records import default_database
 from elicitkit.testing import FakeClock
-from elicitkit.url import RedisCompletions
+from elicitkit.url import RedisUrlRouter, SqliteUrlRouter
 from tests.loopback import free_port, listening
 from tests.redis_clock import elapse_on_redis
+from tests.redis_server import ON_REDIS
 from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 WORKER = Path(__file__).parent / "servers" / "url_worker.py"
+Shared = RedisUrlRouter | SqliteUrlRouter
+
+
+@pytest.fixture(params=["sqlite", ON_REDIS])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the routers meet: a redis-server's URL, or an SQLite file's ``sqlite:///`` URL."""
+    if request.param == "redis":
+        return str(request.getfixturevalue("redis_url"))
+    return f"sqlite:///{tmp_path}/records.sqlite3"
 
 
 @asynccontextmanager
-async def routers(redis_url: str, count: int) -> AsyncIterator[list[RedisCompletions]]:
-    """``count`` routers (one per simulated process) sharing a fresh key prefix."""
-    client = Redis.from_url(redis_url)
+async def routers(where: str, count: int) -> AsyncIterator[list[Shared]]:
+    """``count`` routers (one per simulated process) sharing a fresh key prefix or a file."""
+    if where.startswith("sqlite:///"):
+        in_file: list[Shared] = [SqliteUrlRouter(where[10:]) for _ in range(count)]
+        try:
+            yield in_file
+        finally:
+            for router in in_file:
+                await router.aclose()
+        return
+    client = Redis.from_url(where)
     prefix = f"test:{uuid.uuid4().hex}:"
-    made = [RedisCompletions(client, prefix=prefix) for _ in range(count)]
+    made: list[Shared] = [RedisUrlRouter(client, prefix=prefix) for _ in range(count)]
     try:
         yield made
     finally:
@@ -74,22 +99,23 @@ class Counter:
         self.called.set()
 
 
-async def test_completing_an_unknown_id_returns_false(redis_url: str) -> None:
-    async with routers(redis_url, 1) as [router]:
+async def test_completing_an_unknown_id_returns_false(where: str) -> None:
+    async with routers(where, 1) as [router]:
         assert await router.complete("never-registered") is False
 
 
-@pytest.mark.parametrize("where", ["other-process", "same-process"])
-async def test_a_double_completion_is_delivered_once(redis_url: str, where: str) -> None:
-    async with routers(redis_url, 2) as [owner, other]:
+@pytest.mark.parametrize("place", ["other-process", "same-process"])
+async def test_a_double_completion_is_delivered_once(where: str, place: str) -> None:
+    async with routers(where, 2) as [owner, other]:
         notify = Counter()
         await owner.register("eid-1", notify, keep=60, session=Session())
-        caller = other if where == "other-process" else owner
+        caller = other if place == "other-process" else owner
         first, second = await asyncio.gather(caller.complete("eid-1"), other.complete("eid-1"))
         with anyio.fail_after(5):
             await notify.called.wait()
             # A later completion through the same channel arrives after any second (wrong)
-            # delivery would have: Redis delivers a subscriber's messages in order.
+            # delivery would have: Redis delivers a subscriber's messages in order, and the
+            # SQLite poller takes its queue in order.
             marker = Counter()
             await owner.register("eid-marker", marker, keep=60, session=Session())
             assert await other.complete("eid-marker") is True
@@ -98,23 +124,24 @@ async def test_a_double_completion_is_delivered_once(redis_url: str, where: str)
     assert notify.calls == 1
 
 
-async def test_an_expired_id_is_not_completed(redis_url: str) -> None:
-    async with routers(redis_url, 2) as [owner, other]:
+async def test_an_expired_id_is_not_completed(where: str) -> None:
+    async with routers(where, 2) as [owner, other]:
         notify = Counter()
         await owner.register("eid-2", notify, keep=0.05, session=Session())
         with FakeClock() as fake:  # past its time by both clocks: elicitkit's and Redis's
             fake.jump(0.06)
-            clock = Redis.from_url(redis_url)
-            try:
-                await elapse_on_redis(clock, 0.06)
-            finally:
-                await clock.aclose()
+            if isinstance(owner, RedisUrlRouter):
+                clock = Redis.from_url(where)
+                try:
+                    await elapse_on_redis(clock, 0.06)
+                finally:
+                    await clock.aclose()
             assert await other.complete("eid-2") is False
     assert notify.calls == 0
 
 
-async def test_an_id_whose_process_has_gone_is_not_completed(redis_url: str) -> None:
-    async with routers(redis_url, 2) as [owner, other]:
+async def test_an_id_whose_process_has_gone_is_not_completed(where: str) -> None:
+    async with routers(where, 2) as [owner, other]:
         notify = Counter()
         await owner.register("eid-3", notify, keep=60, session=Session())
         await owner.aclose()  # the process stops: its listener and routes go with it
@@ -122,14 +149,21 @@ async def test_an_id_whose_process_has_gone_is_not_completed(redis_url: str) -> 
     assert notify.calls == 0
 
 
-async def test_the_listener_is_started_once_and_restarted_after_close(redis_url: str) -> None:
-    async with routers(redis_url, 2) as [owner, other]:
+async def test_the_listener_is_started_once_and_restarted_after_close(where: str) -> None:
+    async with routers(where, 2) as [owner, other]:
         notify = Counter()
         assert await owner.complete("eid-4") is False  # complete() alone starts no listener
         await owner.register("eid-4", Counter(), keep=60, session=Session())
-        await owner.register("eid-5", Counter(), keep=60, session=Session())
-        channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")
-        assert len(channels) == 1  # one channel for the owner; the other never listened
+        if isinstance(owner, SqliteUrlRouter):
+            poller = owner._poller  # pyright: ignore[reportPrivateUsage]
+            assert poller is not None
+            await owner.register("eid-5", Counter(), keep=60, session=Session())
+            assert owner._poller is poller  # pyright: ignore[reportPrivateUsage]
+            assert other._poller is None  # pyright: ignore[reportPrivateUsage]
+        else:
+            await owner.register("eid-5", Counter(), keep=60, session=Session())
+            channels: Any = await owner._redis.pubsub_channels(f"{owner._prefix}*")  # pyright: ignore[reportPrivateUsage]
+            assert len(channels) == 1  # one channel for the owner; the other never listened
         await owner.aclose()
         await owner.register("eid-6", notify, keep=60, session=Session())
         assert await other.complete("eid-6") is True
@@ -137,16 +171,24 @@ async def test_the_listener_is_started_once_and_restarted_after_close(redis_url:
             await notify.called.wait()
 
 
+@pytest.fixture(params=["default", ON_REDIS])
+def fleet(request: pytest.FixtureRequest, starts_processes: None) -> dict[str, str]:
+    """What the workers' environment says: nothing (the default file), or a Redis URL."""
+    if request.param == "redis":
+        return {"ELICITKIT_STORE": str(request.getfixturevalue("redis_url"))}
+    return {}  # tests/conftest.py gave the session its own XDG_STATE_HOME: the file is there
+
+
 @contextmanager
-def worker(redis_url: str) -> Iterator[str]:
-    """One url_worker.py process; yields its base URL."""
+def worker(fleet: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """One url_worker.py process; yields its base URL and the process."""
     port = free_port()
-    env = {**os.environ, "ELICITKIT_REDIS_URL": redis_url}
+    env = {**os.environ, **fleet}
     env["PYTHONPATH"] = os.pathsep.join(
         [str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")]
     )
-    with listening([sys.executable, str(WORKER), str(port)], port, env=env):
-        yield f"http://127.0.0.1:{port}"
+    with listening([sys.executable, str(WORKER), str(port)], port, env=env) as process:
+        yield f"http://127.0.0.1:{port}", process
 
 
 def _get(url: str) -> str:
@@ -155,9 +197,9 @@ def _get(url: str) -> str:
 
 
 async def test_a_callback_on_another_worker_notifies_only_the_initiating_client(
-    redis_url: str,
+    fleet: dict[str, str],
 ) -> None:
-    with worker(redis_url) as a, worker(redis_url) as b:
+    with worker(fleet) as (a, _), worker(fleet) as (b, _):
         seen: list[types.ElicitRequestURLParams] = []
         completed: dict[str, list[str]] = {"asker": [], "bystander": []}
         done = anyio.Event()
@@ -213,15 +255,16 @@ async def test_a_callback_on_another_worker_notifies_only_the_initiating_client(
 
 
 async def test_a_page_finished_after_the_call_is_told_and_a_closed_session_is_not(
-    redis_url: str,
+    fleet: dict[str, str],
 ) -> None:
     """2025-11-25 over real HTTP: the completion may come after ask_url returned accept.
 
     The user agrees and the call ends; the page's callback lands on worker B later, and
     the client (on worker A) is told. A second page, whose client closed its session first,
-    completes nowhere: the session's end dropped the route, and its key in Redis.
+    completes nowhere: the session's end dropped the route, and its key in Redis or its row
+    in the file.
     """
-    with worker(redis_url) as a, worker(redis_url) as b:
+    with worker(fleet) as (a, _), worker(fleet) as (b, _):
         pages: list[str] = []
         told: list[str] = []
         arrived = anyio.Event()
@@ -250,18 +293,54 @@ async def test_a_page_finished_after_the_call_is_told_and_a_closed_session_is_no
         async with session() as leaves:
             with anyio.fail_after(20):
                 assert text_of(await leaves.call_tool("connect", callback)) == "accept:True"
-        key = "elicitkit:url:" + pages[1].rsplit("=", 1)[1]
-        redis = Redis.from_url(redis_url)
-        try:
-
-            async def gone() -> bool:  # worker A ends the route in its own time
-                return not await redis.exists(key)
-
-            await eventually(gone, within=10, every=0.05, what=f"{key} gone")
-        finally:
-            await redis.aclose()
+        await eventually(  # worker A ends the route in its own time
+            lambda: _route_gone(fleet, pages[1].rsplit("=", 1)[1]),
+            within=10,
+            every=0.05,
+            what="the second page's route gone",
+        )
         assert await anyio.to_thread.run_sync(_get, pages[1]) == "unknown"
     assert told == [pages[0].rsplit("=", 1)[1]]
+
+
+async def test_a_callback_for_a_killed_worker_is_refused(fleet: dict[str, str]) -> None:
+    """The worker that holds the session is killed: its routes went with it, and the page's
+    callback on another worker answers that it reached nobody (a dead process's id, whose
+    route has not expired, is not counted as delivered)."""
+    with worker(fleet) as (b, _):
+        pages: list[str] = []
+
+        async def agree(context: Any, params: Any) -> types.ElicitResult:
+            assert isinstance(params, types.ElicitRequestURLParams)
+            pages.append(params.url)
+            return types.ElicitResult(action="accept")
+
+        with worker(fleet) as (a, process):
+            user = Client(f"{a}/mcp", mode="legacy", elicitation_callback=agree)
+            await user.__aenter__()
+            try:
+                with anyio.fail_after(20):
+                    callback = {"callback": f"{b}/callback"}
+                    assert text_of(await user.call_tool("connect", callback)) == "accept:True"
+                process.send_signal(signal.SIGKILL)  # the session is still open
+                process.wait()
+                assert await anyio.to_thread.run_sync(_get, pages[0]) == "unknown"
+            finally:
+                # The client cannot end its session with a server that is gone: whatever
+                # it says about that is not what this test is about.
+                with contextlib.suppress(Exception):
+                    await user.__aexit__(None, None, None)
+
+
+async def _route_gone(fleet: dict[str, str], eid: str) -> bool:
+    if "ELICITKIT_STORE" in fleet:
+        redis = Redis.from_url(fleet["ELICITKIT_STORE"])
+        try:
+            return not await redis.exists(f"elicitkit:url:{eid}")
+        finally:
+            await redis.aclose()
+    with contextlib.closing(sqlite3.connect(default_database("url-worker"))) as db:
+        return db.execute("SELECT 1 FROM url_routes WHERE id = ?", (eid,)).fetchone() is None
 
 
 def text_of(result: types.CallToolResult) -> str:

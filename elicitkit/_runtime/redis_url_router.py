@@ -1,15 +1,15 @@
-"""`RedisCompletions`: URL-mode completions routed across the processes that serve clients.
+"""`RedisUrlRouter`: URL-mode completions routed across the processes that serve clients.
 
 Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client; Redis 6.2+
 for ``GETDEL``)::
 
     from redis.asyncio import Redis
-    from elicitkit.url import RedisCompletions
+    from elicitkit.url import RedisUrlRouter
 
-    install(server, completions=RedisCompletions(Redis.from_url("redis://localhost:6379/0")))
+    install(server, url_router=RedisUrlRouter(Redis.from_url("redis://localhost:6379/0")))
 
 (``install()`` does this itself when ``ELICITKIT_STORE`` is a Redis URL and no router was
-chosen; `elicitkit.url.use_completions` makes one the process default instead.) The session
+chosen; `elicitkit.url.use_url_router` makes one the process default instead.) The session
 that asked lives in one process; the page's callback may land on any. So the way to notify
 a session (a callable bound to its stream) stays in the process that holds it, and Redis
 only routes the id:
@@ -52,8 +52,8 @@ def _millis(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
-class RedisCompletions(HoldsRoutes):
-    """A `elicitkit.url.CompletionRouter` in Redis, for servers that run in several processes.
+class RedisUrlRouter(HoldsRoutes):
+    """A `elicitkit.url.UrlRouter` in Redis, for servers that run in several processes.
 
     Call `aclose` when the process shuts down: it stops the listener and unsubscribes.
     """
