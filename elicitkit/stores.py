@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from elicitkit._replay.sqlite_store import SqliteStore
 from elicitkit._replay.sqlite_tasks import SqliteTaskStore
-from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore, StoreFull
+from elicitkit._replay.store import CallerFull, Claim, MemoryStore, OutcomeStore, StoreFull
 from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from elicitkit._replay.redis_tasks import RedisTaskStore
 
 __all__ = [
+    "CallerFull",
     "Claim",
     "MemoryStore",
     "MemoryTaskStore",

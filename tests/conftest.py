@@ -24,6 +24,7 @@ from redis.asyncio import Redis
 
 import elicitkit
 import elicitkit._compiler.compiled_forms
+import elicitkit._runtime.url_routes
 from elicitkit.stores import MemoryStore, OutcomeStore, RedisStore, SqliteStore
 from tests import python_child, redis_server
 from tests.python_child import RunPython
@@ -92,6 +93,20 @@ def _no_processes_in_the_quick_loop(
         if hasattr(os, name):
             monkeypatch.setattr(os, name, refuse)
     monkeypatch.setattr(pty, "fork", refuse)
+
+
+@pytest.fixture(autouse=True)
+def _each_test_routes_its_own_urls() -> Iterator[None]:
+    """Forget, after each test, the URL routers its servers were installed with.
+
+    A process keeps the routers of the servers it installed, so that `complete_url(id)`
+    can find the id; install() puts one beside every SQLite or Redis store. A test is a
+    process of its own here: a later test's `complete_url` must not ask the routers of
+    earlier tests' servers, whose Redis clients and event loops are closed.
+    """
+    yield
+    elicitkit._runtime.url_routes._installed.clear()  # pyright: ignore[reportPrivateUsage]
+    elicitkit._runtime.url_routes._placed.clear()  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.fixture(autouse=True)

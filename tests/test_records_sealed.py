@@ -100,7 +100,16 @@ async def stored_bytes(store: OutcomeStore) -> bytes:
     assert isinstance(store, RedisStore)
     redis: Any = store._redis  # pyright: ignore[reportPrivateUsage]
     found = [key async for key in redis.scan_iter()]
-    return b"".join([*found, *[await redis.get(key) or b"" for key in found]])
+    return b"".join([*found, *[await _value(redis, key) for key in found]])
+
+
+async def _value(redis: Any, key: bytes) -> bytes:
+    """What a key holds, of any type the stores use (a string, or a sorted set's members)."""
+    kind = await redis.type(key)
+    if kind == b"string":
+        return await redis.get(key) or b""
+    assert kind == b"zset", f"{key!r} is a {kind!r}: read it here too"
+    return b"".join(await redis.zrange(key, 0, -1))
 
 
 async def test_a_canary_in_an_answer_and_a_result_never_reaches_the_store(

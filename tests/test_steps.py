@@ -175,6 +175,23 @@ async def test_on_2025_11_25_each_step_runs_once(sdk: str, mode: str) -> None:
     assert ran.replays == [False]
 
 
+async def test_a_step_refused_by_a_full_store_says_so_and_does_not_run(sdk: str) -> None:
+    ran = Ran()
+    server = shop(sdk, MemoryStore(max_entries=1), ran)  # the dialogue's entry, no more
+    async with Client(in_memory(server), elicitation_callback=never_called) as client:
+        k1, _, s1 = only_question(await retry(client, "buy", {}))
+        refused = await retry(client, "buy", {}, {k1: accept(value="lamp")}, s1)
+    assert refused.is_error
+    assert text_of(refused) == tool_error(
+        sdk,
+        "buy",
+        "The step 'quote' was not run: the store where this call's steps are recorded is full "
+        "(it takes no new record rather than drop an unfinished call's), so the step could "
+        "not be claimed. Send the same request again in a few minutes.",
+    )
+    assert ran.counts["quote"] == 0
+
+
 def test_results_round_trip_to_the_same_type() -> None:
     when = dt.datetime(2026, 7, 28, 12, tzinfo=dt.timezone.utc)
     value = {"q": [Quote("a", 1, when, Colour.RED)], "$odd": dt.date(2026, 1, 2), "n": None}

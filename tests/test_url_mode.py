@@ -26,9 +26,17 @@ from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.routing import Route
 
 from elicitkit import ask, install
+from elicitkit._runtime import url_routes
 from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
 from elicitkit.testing import FakeClock
-from elicitkit.url import LocalUrlRouter, ask_url, complete_url, new_elicitation_id, require_url
+from elicitkit.url import (
+    LocalUrlRouter,
+    ask_url,
+    complete_url,
+    new_elicitation_id,
+    require_url,
+    use_url_router,
+)
 from tests.loopback import serving
 from tests.sdks import in_memory, new_server, tool_error
 
@@ -391,6 +399,37 @@ async def test_two_installed_servers_keep_both_completion_routes_deliverable(sdk
             await arrived["two"].wait()
     assert told == {"one": [asked["one"]], "two": [asked["two"]]}
     assert await complete_url(asked["one"]) is False  # once only
+
+
+class _StoreDown(LocalUrlRouter):
+    """A router whose store cannot be reached."""
+
+    async def complete(self, elicitation_id: str) -> bool:
+        raise ConnectionError("the store is down")
+
+
+async def test_a_router_whose_store_is_down_does_not_stop_complete_url_finding_the_id(
+    sdk: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    down, up = _StoreDown(), LocalUrlRouter()
+    server = asking_server(sdk, "up", up)
+    asked: list[str] = []
+
+    async def browser(context: Any, params: Any) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        assert params.elicitation_id is not None
+        asked.append(params.elicitation_id)
+        return types.ElicitResult(action="accept")
+
+    use_url_router(down)  # the process default: complete_url asks it first
+    try:
+        async with Client(in_memory(server), mode="legacy", elicitation_callback=browser) as user:
+            assert text_of(await user.call_tool("connect", {})) == "accept"
+            assert await complete_url(asked[0]) is True
+    finally:
+        use_url_router(url_routes._DEFAULT_ROUTER)  # pyright: ignore[reportPrivateUsage]
+    assert "could not ask" in caplog.text
+    assert "the store is down" in caplog.text
 
 
 def test_installing_again_with_another_router_is_refused() -> None:

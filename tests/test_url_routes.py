@@ -118,8 +118,10 @@ def forget_the_servers() -> Iterator[None]:
     """Collect each test's servers after it.
 
     `complete_url(id)` tries every router a live server was installed with: a later test's
-    call would reach this test's closed Redis client.
+    call would reach this test's closed Redis client (and, collected before too, those of
+    other modules' servers: install() puts a router beside every Redis or SQLite store).
     """
+    gc.collect()
     yield
     gc.collect()
 

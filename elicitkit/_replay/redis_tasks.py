@@ -24,9 +24,13 @@ the lease, stops the body.
 
 Keys, under ``prefix``: ``t:<task id>`` holds the record (JSON), ``d:<dialogue>`` the id of
 the task a dialogue went on as, ``l:<task id>`` the lease; the first two expire ``ttlMs``
-after the task's creation (a relative ``PX``: no worker's clock). Changes are optimistic
-transactions (``WATCH``/``MULTI``): a change that raced another is redone on the fresh
-record. Creating and reading are one Lua script each, sent by its digest
+after the task's creation (a relative ``PX``: no worker's clock). ``p:<caller>`` is a sorted
+set of a caller's unfinished tasks (a principal's digest; anonymous callers share ``p:``),
+scored by when each expires by Redis's clock: a task leaves it when it ends, expires, or
+(looked at only when the caller is at ``max_per_caller``) its lease is gone, and a caller
+holding ``max_per_caller`` is refused a new task (`CallerFull`) while the others go on.
+Changes are optimistic transactions (``WATCH``/``MULTI``): a change that raced another is
+redone on the fresh record. Creating and reading are one Lua script each, sent by its digest
 (`elicitkit._replay.redis_scripts.run_script`). Every call has a timeout (``timeout``): a
 Redis that does not answer fails the request, never hangs it.
 """
@@ -43,11 +47,19 @@ from redis.exceptions import WatchError
 
 import elicitkit._clock as clock
 from elicitkit._replay.redis_scripts import run_script
-from elicitkit._replay.tasks import TaskRecord, lose_worker
+from elicitkit._replay.tasks import (
+    DEFAULT_MAX_PER_CALLER,
+    TaskRecord,
+    caller_full,
+    caller_of,
+    check_limits,
+    lose_worker,
+)
 
-# ARGV: record JSON, task id, time to live (ms, or 0: none), prefix, lease (ms). KEYS:
-# record key, dialogue key (or the record key again when there is no dialogue), lease key.
-# Returns the dialogue's existing record, or false when this one was stored.
+# ARGV: record JSON, task id, time to live (ms, or 0: none), prefix, lease (ms), the most
+# unfinished tasks of one caller. KEYS: record key, dialogue key (or the record key again
+# when there is no dialogue), lease key, the caller's set. Returns the dialogue's existing
+# record, {'caller-full'} when the caller holds its most, or false when this one was stored.
 _CREATE = """
 if KEYS[2] ~= KEYS[1] then
   local existing = redis.call('GET', KEYS[2])
@@ -55,6 +67,23 @@ if KEYS[2] ~= KEYS[1] then
     local found = redis.call('GET', ARGV[4] .. 't:' .. existing)
     if found then return found end
   end
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then
+  -- At the limit only (linear in it): a task whose lease is gone ended or lost its worker.
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+    if redis.call('EXISTS', ARGV[4] .. 'l:' .. id) == 0 then redis.call('ZREM', KEYS[4], id) end
+  end
+  if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then return {'caller-full'} end
+end
+if tonumber(ARGV[3]) > 0 then
+  redis.call('ZADD', KEYS[4], now + tonumber(ARGV[3]), ARGV[2])
+  redis.call('PEXPIRE', KEYS[4], ARGV[3])
+else
+  redis.call('ZADD', KEYS[4], '+inf', ARGV[2])
+  redis.call('PERSIST', KEYS[4])
 end
 if tonumber(ARGV[3]) > 0 then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
@@ -100,6 +129,7 @@ class RedisTaskStore:
         client: Redis,
         *,
         prefix: str = "elicitkit:task:",
+        max_per_caller: int = DEFAULT_MAX_PER_CALLER,
         ttl: float | None = 3600.0,
         lease: float = 10.0,
         poll: float = 1.0,
@@ -110,13 +140,16 @@ class RedisTaskStore:
         Args:
             client: A ``redis.asyncio.Redis`` client (the caller owns and closes it).
             prefix: Where in the key space the tasks live.
+            max_per_caller: How many unfinished tasks one caller holds at most.
             ttl: Seconds a record lives from its task's creation (``None``: unlimited).
             lease: Seconds a worker holds a running task without renewing it.
             poll: Seconds suggested to clients between two polls.
             timeout: Seconds one Redis call may take before the request fails.
         """
+        check_limits(1, max_per_caller, "RedisTaskStore")
         self._redis: Any = client  # redis-py's command methods are only partly typed
         self._prefix = prefix
+        self._max_per_caller = max_per_caller
         self.ttl = ttl
         self.lease = lease
         self.poll = poll
@@ -136,9 +169,19 @@ class RedisTaskStore:
                     key,
                     key if dialogue is None else self._prefix + "d:" + dialogue,
                     self._lease_key(record.task_id),
+                    self._caller_key(record),
                 ],
-                [_dumps(record), record.task_id, record.ttl_ms or 0, self._prefix, _ms(self.lease)],
+                [
+                    _dumps(record),
+                    record.task_id,
+                    record.ttl_ms or 0,
+                    self._prefix,
+                    _ms(self.lease),
+                    self._max_per_caller,
+                ],
             )
+        if isinstance(found, list):
+            raise caller_full("RedisTaskStore", self._max_per_caller)
         return record if found is None else _loads(cast("bytes | str", found))
 
     async def get(self, task_id: str) -> TaskRecord | None:
@@ -184,6 +227,7 @@ class RedisTaskStore:
                         lose_worker(record)
                         record.updated_at = clock.now()
                         pipe.multi()
+                        pipe.zrem(self._caller_key(record), task_id)
                         pipe.set(key, _dumps(record), keepttl=True)
                         pipe.publish(self._channel(task_id), "1")
                         await pipe.execute()
@@ -217,6 +261,8 @@ class RedisTaskStore:
                         if wake:
                             record.updated_at = clock.now()
                             pipe.publish(self._channel(task_id), "1")
+                        if record.terminal:  # it no longer counts against its caller
+                            pipe.zrem(self._caller_key(record), task_id)
                         pipe.set(key, _dumps(record), keepttl=True)
                         await pipe.execute()
                     except WatchError:
@@ -255,6 +301,9 @@ class RedisTaskStore:
 
     def _key(self, task_id: str) -> str:
         return self._prefix + "t:" + task_id
+
+    def _caller_key(self, record: TaskRecord) -> str:
+        return self._prefix + "p:" + caller_of(record)
 
     def _lease_key(self, task_id: str) -> str:
         return self._prefix + "l:" + task_id

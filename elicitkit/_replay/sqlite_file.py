@@ -74,6 +74,18 @@ CREATE TABLE IF NOT EXISTS tasks (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (expires);
 CREATE INDEX IF NOT EXISTS tasks_by_seq ON tasks (seq);
+CREATE TABLE IF NOT EXISTS task_callers (
+    id TEXT PRIMARY KEY,
+    caller TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS task_callers_by_caller ON task_callers (caller);
+CREATE TRIGGER IF NOT EXISTS task_gone AFTER DELETE ON tasks BEGIN
+    DELETE FROM task_callers WHERE id = OLD.id;
+END;
+CREATE TRIGGER IF NOT EXISTS task_ended AFTER UPDATE OF terminal ON tasks
+WHEN NEW.terminal = 1 BEGIN
+    DELETE FROM task_callers WHERE id = NEW.id;
+END;
 CREATE TABLE IF NOT EXISTS url_routes (
     id TEXT PRIMARY KEY,
     owner TEXT NOT NULL,

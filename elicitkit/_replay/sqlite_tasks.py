@@ -5,6 +5,7 @@ by default, so ``tasks/get`` on any worker of ``uvicorn --workers 4`` finds a ta
 one started. One row a task::
 
     tasks(id, dialogue, record, terminal, lease_until, boot, seq, expires)
+    task_callers(id, caller)    the unfinished tasks of each caller (triggers drop ended ones)
 
 ``record`` is the `TaskRecord` as JSON; ``seq`` is the file's change counter at the row's
 last change (one more than the largest in the table), which is how a process sees another's
@@ -17,7 +18,10 @@ during another boot of the machine has lapsed (its worker did not survive the re
 
 **Bounded, never evicting a running task.** At most ``max_tasks`` records: past that, the
 oldest ended task is deleted to make room, and a store full of unfinished tasks refuses new
-ones (`StoreFull`). Records expire ``ttl_ms`` after their creation.
+ones (`StoreFull`). At most ``max_per_caller`` unfinished tasks with a live lease per
+caller (a principal; anonymous callers share one), counted on an index by caller: past
+that, that caller is refused (`CallerFull`) and the others go on. Records expire ``ttl_ms``
+after their creation.
 
 **Waiting.** A change made by this process wakes its waiters at once. One made by another
 process is seen by this process's one poller, which runs while anything waits: every
@@ -42,7 +46,14 @@ import anyio
 import elicitkit._clock as clock
 from elicitkit._replay.sqlite_file import BOOT, SqliteFile
 from elicitkit._replay.store import StoreFull
-from elicitkit._replay.tasks import TaskRecord, lose_worker
+from elicitkit._replay.tasks import (
+    DEFAULT_MAX_PER_CALLER,
+    TaskRecord,
+    caller_full,
+    caller_of,
+    check_limits,
+    lose_worker,
+)
 
 
 class SqliteTaskStore:
@@ -60,6 +71,7 @@ class SqliteTaskStore:
         path: str | os.PathLike[str],
         *,
         max_tasks: int = 10_000,
+        max_per_caller: int = DEFAULT_MAX_PER_CALLER,
         ttl: float | None = 3600.0,
         lease: float = 10.0,
         poll: float = 1.0,
@@ -72,6 +84,7 @@ class SqliteTaskStore:
         Args:
             path: The database file; every process that serves the same clients passes it.
             max_tasks: How many records the store holds at most (see the module's docs).
+            max_per_caller: How many unfinished tasks one caller holds at most.
             ttl: Seconds a record lives from its task's creation (``None``: unlimited).
             lease: Seconds the body's worker holds a running task without renewing it.
             poll: Seconds suggested to clients between two polls.
@@ -79,8 +92,8 @@ class SqliteTaskStore:
             busy_timeout: Seconds an operation waits for another process's write lock.
             synchronous: SQLite's ``synchronous`` (see `elicitkit._replay.sqlite_file`).
         """
-        if max_tasks < 1:
-            raise ValueError(f"SqliteTaskStore needs max_tasks of at least 1, not {max_tasks}.")
+        check_limits(max_tasks, max_per_caller, "SqliteTaskStore")
+        self._max_per_caller = max_per_caller
         self.path = Path(path)
         self.ttl = ttl
         self.lease = lease
@@ -110,6 +123,14 @@ class SqliteTaskStore:
                 ).fetchone()
                 if found is not None:
                     return TaskRecord.from_json(json.loads(found[0]))
+            caller = caller_of(record)
+            (held,) = db.execute(
+                "SELECT count(*) FROM task_callers c JOIN tasks t ON t.id = c.id "
+                "WHERE c.caller = ? AND t.lease_until >= ? AND t.boot = ?",
+                (caller, now, BOOT),
+            ).fetchone()
+            if held >= self._max_per_caller:
+                raise caller_full(f"SQLite task store at {self.path}", self._max_per_caller)
             self._make_room(db)
             ends = record.expires_at()
             db.execute(
@@ -125,6 +146,8 @@ class SqliteTaskStore:
                     ends,
                 ),
             )
+            if not record.terminal:
+                db.execute("INSERT INTO task_callers VALUES (?, ?)", (record.task_id, caller))
             return record
 
         return await self._file.run(create)

@@ -66,6 +66,15 @@ class StoreFull(Exception):
     """
 
 
+class CallerFull(StoreFull):
+    """A store refuses one caller's new task: that caller holds as many as one may.
+
+    Each task store counts, per principal (anonymous callers share one count), the tasks
+    still running or waiting; past its ``max_per_caller``, that caller's next ``go_async()``
+    is refused, and every other caller's goes on. So one client cannot fill the store.
+    """
+
+
 class OutcomeStore(Protocol):
     """Records the outcome of each dialogue, shared by every server process.
 

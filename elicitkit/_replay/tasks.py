@@ -24,16 +24,17 @@ Records expire ``ttlMs`` after their creation (the extension's ``ttlMs``).
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 import anyio
 
 import elicitkit._clock as clock
-from elicitkit._replay.store import StoreFull
+from elicitkit._replay.store import CallerFull, StoreFull
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 """The extension's identifier, in capabilities and in ``-32021`` errors."""
@@ -222,6 +223,37 @@ class LeasingTaskStore(TaskStore, Protocol):
         ...
 
 
+DEFAULT_MAX_PER_CALLER = 1_000
+"""How many unfinished tasks one principal may hold in a task store, by default."""
+
+
+def caller_of(record: TaskRecord) -> str:
+    """Whose count ``record`` is in: a digest of its principal, ``""`` for anonymous callers.
+
+    A digest: a principal may be long, and the stores keep it beside other records.
+    """
+    if record.principal is None:
+        return ""
+    return hashlib.sha256(record.principal.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def caller_full(store: str, limit: int) -> CallerFull:
+    """The refusal of a caller's task past ``limit`` (``store`` names the store)."""
+    return CallerFull(
+        f"The {store} holds {limit} unfinished tasks of this caller (a principal; every "
+        "anonymous caller shares one count), its max_per_caller, so it takes no new task of "
+        "theirs until one ends or expires; other callers' tasks go on. Raise max_per_caller."
+    )
+
+
+def check_limits(max_tasks: int, max_per_caller: int, store: str) -> None:
+    """Refuse limits that are not whole numbers of at least 1."""
+    for name, value in (("max_tasks", max_tasks), ("max_per_caller", max_per_caller)):
+        given = cast("object", value)  # checked at run time: callers may pass anything
+        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+            raise ValueError(f"{store} needs {name} of at least 1, not {value!r}.")
+
+
 def lose_worker(record: TaskRecord) -> None:
     """Mark ``record`` ``failed`` because its worker's lease lapsed (`WORKER_LOST`)."""
     record.status = "failed"
@@ -247,25 +279,35 @@ class MemoryTaskStore:
         self,
         *,
         max_tasks: int = 10_000,
+        max_per_caller: int = DEFAULT_MAX_PER_CALLER,
         ttl: float | None = 3600.0,
         lease: float = 10.0,
         poll: float = 1.0,
     ) -> None:
-        """Hold at most ``max_tasks`` records.
+        """Hold at most ``max_tasks`` records, ``max_per_caller`` unfinished ones per caller.
 
-        Past that, the oldest ended task is dropped to make room; a store full of
+        Past ``max_tasks``, the oldest ended task is dropped to make room; a store full of
         unfinished tasks refuses new ones (`StoreFull`) rather than drop one, since a
-        dropped task stops its body and refuses its caller's answer.
+        dropped task stops its body and refuses its caller's answer. A caller (a principal;
+        anonymous callers share one) holding ``max_per_caller`` unfinished tasks is refused
+        a new one (`CallerFull`), so one client cannot fill the store for the others.
 
         Args:
             max_tasks: How many records the store holds at most.
+            max_per_caller: How many unfinished tasks one caller holds at most.
             ttl: Seconds a record lives from its task's creation (``None``: unlimited).
             lease: Seconds the body's worker holds a running task without renewing it.
             poll: Seconds suggested to clients between two polls.
+
+        Raises:
+            ValueError: A limit is not a whole number of at least 1.
         """
-        if max_tasks < 1:
-            raise ValueError(f"MemoryTaskStore needs max_tasks of at least 1, not {max_tasks}.")
+        check_limits(max_tasks, max_per_caller, "MemoryTaskStore")
         self._max = max_tasks
+        self._max_per_caller = max_per_caller
+        # Each caller's tasks as created, ended ones pruned when the caller is at its limit:
+        # a record changes in place (`change`), so its end is found by looking, not told.
+        self._by_caller: dict[str, set[str]] = {}
         self.ttl = ttl
         self.lease = lease
         self.poll = poll
@@ -286,11 +328,19 @@ class MemoryTaskStore:
             found = None if existing is None else self._records.get(existing)
             if found is not None:
                 return found
+        caller = caller_of(record)
+        own = self._by_caller.get(caller, set())
+        if len(own) >= self._max_per_caller:  # linear in the limit, only when at it
+            own.difference_update([task_id for task_id in own if self._ended_or_gone(task_id)])
+            if len(own) >= self._max_per_caller:
+                raise caller_full("MemoryTaskStore", self._max_per_caller)
         self._make_room()
         if dialogue is not None:
             self._by_dialogue[dialogue] = record.task_id
             self._dialogue_of[record.task_id] = dialogue
         self._records[record.task_id] = record
+        if not record.terminal:
+            self._by_caller.setdefault(caller, own).add(record.task_id)
         return record
 
     async def get(self, task_id: str) -> TaskRecord | None:
@@ -356,8 +406,18 @@ class MemoryTaskStore:
             )
         self._forget(ended)
 
+    def _ended_or_gone(self, task_id: str) -> bool:
+        record = self._records.get(task_id)
+        return record is None or record.terminal
+
     def _forget(self, task_id: str) -> None:
-        self._records.pop(task_id, None)
+        record = self._records.pop(task_id, None)
+        if record is not None:
+            own = self._by_caller.get(caller_of(record))
+            if own is not None:
+                own.discard(task_id)
+                if not own:
+                    del self._by_caller[caller_of(record)]
         event = self._changed.pop(task_id, None)
         if event is not None:
             event.set()

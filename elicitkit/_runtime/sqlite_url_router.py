@@ -13,15 +13,15 @@ the shared SQLite file (the records' file by default) only routes the id::
   the route's expiry. ``drop``, ``extend`` and a session's end change the row with it.
 * ``complete`` reads and deletes the row in one transaction of the file, so of any number
   of calls, in any processes, at most one finds it: a completion is delivered at most
-  once. When the owner is this process it notifies the session at once; else, when the
-  owner is still running, it queues the id for it in ``url_done``.
+  once. When the owner is this process it notifies the session at once; else it queues
+  the id for the owner in ``url_done``.
 * Each process that holds routes runs one poller: every ``notice`` seconds (real seconds:
   it is I/O) it takes the ids queued for it and notifies their sessions, so a callback on
   another worker reaches the client within about ``notice`` seconds.
 
 ``owner`` is the machine's boot id, the process id and a random token, so ``complete`` can
 tell a process that has gone (its routes went with it) and return ``False``, as
-`RedisUrlRouter` does when nobody listens. Expiry is judged on the machine's wall clock
+`RedisUrlRouter` does when nobody listens (a completion queued for it is swept unread). Expiry is judged on the machine's wall clock
 (``elicitkit._clock.now``), which every process reads alike; rows of expired routes, and
 queued completions nobody took, are swept as routes are added.
 """
@@ -158,7 +158,7 @@ class SqliteUrlRouter(HoldsRoutes):
             owner, until = str(found[0]), float(found[1])
             if until < clock.now():
                 return None  # expired: nobody is told
-            if owner != me and _running(owner):
+            if owner != me:  # queued even if it looks gone: another pid namespace, say
                 db.execute(
                     "INSERT INTO url_done (owner, id, until) VALUES (?, ?, ?)",
                     (owner, elicitation_id, until),

@@ -52,6 +52,7 @@ from elicitkit._compiler.type_hints import return_hint, step_type_problem
 from elicitkit._lru import Lru
 from elicitkit._replay.once import AFRESH, RecordUnreadable, StoreUnavailable
 from elicitkit._replay.state import CarriedStep, NeedInput
+from elicitkit._replay.store import StoreFull
 from elicitkit._runtime.context import (
     StepBook,
     ToolRun,
@@ -212,8 +213,9 @@ async def _claimed(
     book, dialogue, token = where
     try:
         claim = await book.claim_step(dialogue, key, token)
-    except StoreUnavailable:
-        raise StepError(_UNREACHABLE.format(key=key)) from None
+    except StoreUnavailable as error:
+        full = isinstance(error.__cause__, StoreFull)
+        raise StepError((_FULL if full else _UNREACHABLE).format(key=key)) from None
     except RecordUnreadable:
         raise StepError(_UNREADABLE.format(key=key)) from None
     if claim.status == "recorded":
@@ -370,6 +372,11 @@ _UNREACHABLE = (
     "The step {key!r} was not run: the store where this call's steps are recorded could not "
     "be reached, so the server cannot tell whether it already ran. Send the same request "
     "again in a little while."
+)
+_FULL = (
+    "The step {key!r} was not run: the store where this call's steps are recorded is full "
+    "(it takes no new record rather than drop an unfinished call's), so the step could not "
+    "be claimed. Send the same request again in a few minutes."
 )
 _UNRECORDED = (
     "The step {key!r} ran, but its outcome could not be recorded (the store could not be "

@@ -28,7 +28,7 @@ from typing import Any, Generic, TypeVar
 import anyio
 
 from elicitkit._compat import BaseExceptionGroup
-from elicitkit._replay.store import StoreFull
+from elicitkit._replay.store import CallerFull, StoreFull
 from elicitkit._replay.tasks import INTERNAL_ERROR, TASKS_EXTENSION, WORKER_LOST, wire_task
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point
@@ -147,7 +147,8 @@ class Detachable(Generic[R]):
         except StoreFull as error:
             self._creating = False
             logger.error("elicitkit could not create a task: %s", error)  # noqa: TRY400
-            raise ElicitError(_TOO_MANY_TASKS) from None
+            full = isinstance(error, CallerFull)
+            raise ElicitError(_TOO_MANY_OF_YOURS if full else _TOO_MANY_TASKS) from None
         except Exception as error:  # noqa: BLE001  (any store failure: the call is told)
             self._creating = False
             logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
@@ -260,6 +261,11 @@ class Detachable(Generic[R]):
 _TOO_MANY_TASKS = (
     "The tool could not go on as a task: the server is running as many tasks as it can, so "
     "nothing after go_async() ran. Call the tool again in a few minutes."
+)
+_TOO_MANY_OF_YOURS = (
+    "The tool could not go on as a task: this caller already has as many unfinished tasks "
+    "as the server lets one caller have, so nothing after go_async() ran. Finish or cancel "
+    "one of them (tasks/get shows which wait for an answer), then call the tool again."
 )
 _NOT_CREATED = (
     "The tool could not go on as a task: the server's task store failed (see its log), so "

@@ -24,6 +24,7 @@ than drop another session's route.
 from __future__ import annotations
 
 import functools
+import logging
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from typing import Any, Protocol, cast
 
 import elicitkit._clock as clock
 from elicitkit.errors import TooManyOpenUrls
+
+logger = logging.getLogger("elicitkit")
 
 Notify = Callable[[], Awaitable[None]]
 """Sends ``notifications/elicitation/complete`` to the session that asked."""
@@ -372,6 +375,23 @@ async def complete_url(elicitation_id: str, *, router: UrlRouter | None = None) 
     routers: list[UrlRouter] = [_router[0]]
     routers.extend(each for each in list(_installed) if each is not _router[0])
     for each in routers:
-        if await each.complete(elicitation_id):
+        if await _completed_by(each, elicitation_id):
             return True
     return False
+
+
+async def _completed_by(router: UrlRouter, elicitation_id: str) -> bool:
+    """``router.complete``; a router that fails (its store down) is only logged.
+
+    It must not keep `complete_url` from the router that holds the id.
+    """
+    try:
+        return await router.complete(elicitation_id)
+    except Exception as error:  # noqa: BLE001  (one server's store down: try the others)
+        logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
+            "elicitkit could not ask %r whether it holds URL elicitation %s: %s",
+            router,
+            elicitation_id,
+            error,
+        )
+        return False
