@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 from annotated_types import Gt, Le, MaxLen, MinLen
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import FormField, InvalidContent, ask, form, install
+from elicitkit import FormField, InvalidContent, ask, form, go_async, install
 from elicitkit.url import ask_url
 
 
@@ -141,6 +141,29 @@ async def open_link() -> str:
     return f"LINK {answer.action}"
 
 
+# How often the code after go_async() ran, per `run` (a test's own name for one call).
+RAN_AFTER_GO_ASYNC: dict[str, int] = {}
+
+
+async def long_report(run: str = "") -> str:
+    """Ask how many pages, go async, ask how many copies; say how often the middle ran.
+
+    On 2026-07-28 a client without the Tasks extension answers both questions as replay
+    rounds, so the code between go_async() and the second question runs in two rounds
+    (docs/long-work.md); on the 2025 eras, and in a task, it runs once.
+    """
+    pages = await ask(Annotated[int, Gt(0)], "How many pages?")
+    in_a_task = await go_async("Rendering the report")
+    RAN_AFTER_GO_ASYNC[run] = RAN_AFTER_GO_ASYNC.get(run, 0) + 1
+    copies = await ask(Annotated[int, Gt(0)], "How many copies?")
+    if not (pages.is_accepted() and copies.is_accepted()):
+        return f"NO REPORT: {pages.action}, {copies.action}"
+    return (
+        f"REPORT pages={pages.unwrap()} copies={copies.unwrap()} task={in_a_task} "
+        f"after_go_async_ran={RAN_AFTER_GO_ASYNC[run]}"
+    )
+
+
 LINK = "https://bank.example/authorize"
 TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (
     plan_stay,
@@ -149,6 +172,7 @@ TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (
     tip,
     stay_reasked,
     open_link,
+    long_report,
 )
 # fastmcp gives every tool a title (its name in title case) and clients show the title
 # rather than the name: explicit titles make both flavours list the same tools.
@@ -159,6 +183,7 @@ TITLES = {
     "tip": "Tip",
     "stay_reasked": "Plan a stay, asked again if need be",
     "open_link": "Open a link",
+    "long_report": "A long report",
 }
 FLAVOURS = ("mcp", "fastmcp")
 
