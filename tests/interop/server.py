@@ -1,7 +1,8 @@
 """The stdio MCP server the real clients of the interop suite talk to, in two flavours.
 
-Each tool asks one form and returns a sentence that spells out the typed answer, so a
-test can check what the client sent by reading the tool result the client shows.
+Each tool asks one form (`long_report` two, around a `go_async()`) and returns a sentence
+that spells out the typed answer, so a test can check what the client sent by reading the
+tool result the client shows.
 
 The tools are written once, as plain functions, and registered on the server of the flavour
 named on the command line: the official SDK's ``MCPServer`` (``mcp``, the default) or

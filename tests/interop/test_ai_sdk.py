@@ -262,3 +262,34 @@ def test_without_forms_the_listing_is_answered_through_the_model(
     assert paid.text == again.text == "oslo: 2 seats, reservation 1, receipt 1"
     assert [call.asked for call in client.calls] == [[]] * 4  # nothing went to a handler
     assert (count(ledger, "oslo", "reserve"), count(ledger, "oslo", "pay")) == (1, 1)
+
+
+@both_flavours
+def test_stateless_http_on_two_workers_runs_each_step_once(
+    flavour: str, tmp_path: Path, artifacts: Path
+) -> None:
+    """2026-07-28 over stateless HTTP, two uvicorn workers: any round may reach either one.
+
+    zero_config.py configures nothing: the default SQLite records make each durable step,
+    and the payment, happen once however the rounds fall (docs/records.md).
+    """
+    package = require_ai_sdk()
+    ledger = tmp_path / "ledger.sqlite3"
+    port = _free_port()
+    app = "tests.servers.zero_config:app"
+    argv = [sys.executable, "-m", "uvicorn", app, "--port", str(port), "--workers", "2"]
+    env = {**os.environ, **server_env(), "SERVER_SDK": flavour, "LEDGER": str(ledger)}
+    log = artifacts / f"ai-sdk-stateless-{flavour}.log"
+    with (
+        listening(argv, port, ROOT, tmp_path / "server.log", env),
+        ai_sdk(package, http(f"http://127.0.0.1:{port}/mcp"), log) as client,
+    ):
+        assert client.protocol == "2026-07-28"
+        trip = client.call("trip", accept(count=2), accept(ok=True), arguments={"item": "oslo"})
+    assert [asked["message"] for asked in trip.asked] == [
+        "How many seats for oslo?",
+        "Pay for reservation 1?",
+    ]
+    assert trip.text == "oslo: 2 seats, reservation 1, receipt 1"
+    assert (count(ledger, "oslo", "reserve"), count(ledger, "oslo", "pay")) == (1, 1)
+    assert count(ledger, "oslo", "round") == 3  # one round per question, and the last
