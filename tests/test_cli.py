@@ -20,6 +20,28 @@ pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = Path("tests") / "cli_samples"
 SURVEY = str(SAMPLES / "survey.py")
+# What check says once per run about clients beyond their forms (ClientProfile.notes).
+NOTES = [
+    (
+        "note: ai-sdk: Over stdio on its default settings it gives up on its server/discover "
+        "probe after one second and sends initialize on the same connection, which a server "
+        "slower to start (a Python server on a busy machine) answers with -32022; its users "
+        "set transport.waitsForProtocolVersionDiscovery = true (docs/clients.md; "
+        "tests/interop/test_ai_sdk.py: test_default_settings_lose_the_stdio_probe_race)."
+    ),
+    (
+        "note: ai-sdk: It has no Tasks extension, so on 2026-07-28 the code after go_async() "
+        "runs again in each later round of questions: act in a step() or after the last "
+        "question (tests/interop/test_ai_sdk.py: "
+        "test_go_async_without_tasks_follows_the_replay_rule)."
+    ),
+    (
+        "note: mcp-inspector-cli: It declares no elicitation and starts a new stdio server for "
+        'every call: install(server, on_unsupported="ask_model") lets it finish a form '
+        "through answer_form, once, with the default records (docs/records.md; "
+        "tests/interop/test_inspector_cli.py)."
+    ),
+]
 CODEX_NUMBERS = (
     "codex has no number input, so it shows only approve/decline and sends no content "
     "(laravel/mcp PR#190)."
@@ -198,6 +220,7 @@ def test_check_reports_errors_and_client_warnings(
             "  error: Cannot build a form field for 'inner' of Nested: dict[str, int] is a "
             "nested mapping, and MCP forms are flat. Declare one field per key instead."
         ),
+        *NOTES,
         "3 forms checked: 1 error, 2 warnings.",
     ]
 
@@ -224,6 +247,7 @@ def test_check_the_examples_warns_about_numbers_on_codex(
     assert capsys.readouterr().out.splitlines() == [
         f"{path}: {form}",
         f"  warning: Field {field!r}: {CODEX_NUMBERS}",
+        *NOTES,
         "1 form checked: 0 errors, 1 warning.",
     ]
     assert main(["check", path]) == 0
@@ -241,7 +265,7 @@ def test_check_warns_about_optional_fields_a_client_fills_in(
     # default and `floor` is a number, which stays absent.
     monkeypatch.chdir(REPO)
     assert main(["check", "tests/interop/server.py:Preferences"]) == 0
-    assert capsys.readouterr().out.splitlines()[-2:] == [
+    assert capsys.readouterr().out.splitlines()[-2 - len(NOTES) :] == [
         (
             "  warning: Fields 'pillow', 'newsletter', 'towels': fast-agent fills in optional "
             "fields the user leaves alone (a choice with its first option, a yes/no with "
@@ -249,6 +273,7 @@ def test_check_warns_about_optional_fields_a_client_fills_in(
             "give each a default (a 'no preference' option, say) if that matters "
             "(docs/clients.json, from the interop suite, fact 'untouched_optional_form')."
         ),
+        *NOTES,
         "1 form checked: 0 errors, 3 warnings.",
     ]
 

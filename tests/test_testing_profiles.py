@@ -234,6 +234,8 @@ KNOWN_CLIENT_OUTCOMES = {
     "mcp-inspector": SHIPPED,
     "mcp-use-inspector": SHIPPED,
     "vscode-copilot": SHIPPED,
+    "ai-sdk": SHIPPED,
+    "mcp-inspector-cli": NO_FORMS,
 }
 
 

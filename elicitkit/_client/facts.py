@@ -65,6 +65,8 @@ class ClientProfile:
             scripted answer that leaves one out is a `ScriptError` (give it a value).
         sources: The evidence for single facts, as ``(fact, source)`` pairs, where
             ``evidence`` covers more than that fact.
+        notes: What a server's author should know about the client beyond its forms (how
+            it connects, what it lacks), one sentence each; ``elicitkit check`` says them.
     """
 
     name: str
@@ -89,6 +91,7 @@ class ClientProfile:
     url_mode_fails: bool = False
     must_answer_flags: bool = False
     sources: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()
 
     def source_for(self, fact: str) -> str:
         """The evidence for one fact (an attribute name), else the client's evidence."""
@@ -98,6 +101,26 @@ class ClientProfile:
 _2025 = PROTOCOL_VERSIONS[:2]
 _OBSERVED = PROTOCOL_VERSIONS[1:]  # the interop suite runs real clients on these two
 _INTEROP = "docs/clients.json, from the interop suite"
+
+
+_AI_SDK_TEST = "tests/interop/test_ai_sdk.py"
+_AI_SDK_STDIO = (
+    "Over stdio on its default settings it gives up on its server/discover probe after one "
+    "second and sends initialize on the same connection, which a server slower to start (a "
+    "Python server on a busy machine) answers with -32022; its users set "
+    "transport.waitsForProtocolVersionDiscovery = true (docs/clients.md; "
+    f"{_AI_SDK_TEST}: test_default_settings_lose_the_stdio_probe_race)."
+)
+_AI_SDK_NO_TASKS = (
+    "It has no Tasks extension, so on 2026-07-28 the code after go_async() runs again in "
+    "each later round of questions: act in a step() or after the last question "
+    f"({_AI_SDK_TEST}: test_go_async_without_tasks_follows_the_replay_rule)."
+)
+_INSPECTOR_CLI_PER_CALL = (
+    "It declares no elicitation and starts a new stdio server for every call: "
+    'install(server, on_unsupported="ask_model") lets it finish a form through answer_form, '
+    "once, with the default records (docs/records.md; tests/interop/test_inspector_cli.py)."
+)
 
 
 def _widgets_seen(test: str) -> tuple[tuple[str, str], ...]:
@@ -247,6 +270,32 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             "PrefectHQ/fastmcp #3910 (empty properties renders a dead form); "
             "DollhouseMCP/mcp-server #1363",
             protocols=_2025,
+        ),
+        ClientProfile(
+            "ai-sdk",
+            "Vercel AI SDK MCP client 2.0.99 (@ai-sdk/mcp; the app's elicitation handler "
+            "answers): forms only, every field kind sent as the handler returns it; no Tasks "
+            "extension; over stdio its defaults cannot reach a server slow to start.",
+            f"{_INTEROP}: ai-sdk, eras auto (2026-07-28) and legacy (2025-11-25); {_AI_SDK_TEST}",
+            url_mode=False,
+            protocols=_OBSERVED,
+            sources=(
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                *_widgets_seen(f"{_AI_SDK_TEST}: test_every_field_kind_arrives_typed"),
+                ("url_mode", f"{_AI_SDK_TEST}: test_url_mode_is_refused_before_anything_is_sent"),
+            ),
+            notes=(_AI_SDK_STDIO, _AI_SDK_NO_TASKS),
+        ),
+        ClientProfile(
+            "mcp-inspector-cli",
+            "MCP Inspector 2.12.0 --cli: no elicitation; one request per run, and over stdio "
+            "a new server process per run.",
+            "tests/interop/test_inspector_cli.py (--protocol-era legacy and modern, over "
+            "HTTP and stdio)",
+            elicitation=False,
+            url_mode=False,
+            protocols=_OBSERVED,
+            notes=(_INSPECTOR_CLI_PER_CALL,),
         ),
     )
 }

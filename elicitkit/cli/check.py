@@ -2,7 +2,8 @@
 
 Errors are forms elicitkit cannot express (`FormDefinitionError`). Warnings come from the
 table of client facts (`elicitkit._client.facts.KNOWN_CLIENTS`) and from protocol versions a
-form cannot be asked on.
+form cannot be asked on. Notes, once per run, are what that table says about clients beyond
+their forms (how one connects, what one lacks): no form changes them, so they are no warnings.
 """
 
 from __future__ import annotations
@@ -113,6 +114,11 @@ def _filled_warnings(schema: dict[str, Any]) -> list[str]:
         for client in KNOWN_CLIENTS.values()
         if client.fills_untouched
     ]
+
+
+def client_notes() -> list[str]:
+    """What the known clients' facts say beyond forms, one line each, named by client."""
+    return [f"{client.name}: {note}" for client in KNOWN_CLIENTS.values() for note in client.notes]
 
 
 def _lacking(fact: str) -> list[ClientProfile]:

@@ -177,7 +177,7 @@ def _schema(target: str, protocol: str) -> int:
 
 
 def _check(target: str) -> int:
-    from elicitkit.cli.check import check_form  # noqa: PLC0415
+    from elicitkit.cli.check import check_form, client_notes  # noqa: PLC0415
     from elicitkit.cli.form_loader import (  # noqa: PLC0415
         LoadError,
         forms_in,
@@ -213,6 +213,8 @@ def _check(target: str) -> int:
             print("  ok")
         errors += len(report.errors)
         warnings += len(report.warnings)
+    for note in client_notes():
+        print(shown(f"note: {note}"))
     noun = "form" if len(forms) == 1 else "forms"
     print(
         f"{len(forms)} {noun} checked: {errors} error{'s' * (errors != 1)}, "

@@ -4,6 +4,7 @@
 
 * `.ci/node/`: Node 22 (npm package `node@22`) and `@modelcontextprotocol/inspector` 2.x;
 * `.ci/node/mcp-use/`: `@mcp-use/inspector` (run with the Node 22 above);
+* `.ci/node/ai-sdk/`: `@ai-sdk/mcp`, the Vercel AI SDK's MCP client (the same Node 22);
 * `.ci/fast-agent-venv/`: a Python >= 3.12 venv with `fast-agent-mcp`;
 * Debian's `chromium` and `tmux` (apt).
 
@@ -31,6 +32,9 @@ INSPECTOR = NODE_BIN / "mcp-inspector"
 MCP_USE_INSPECTOR = (
     NODE_DIR / "mcp-use" / "node_modules" / "@mcp-use" / "inspector" / "dist" / "cli.js"
 )
+# The AI SDK's MCP client in a folder of its own too; ai_sdk_client.mjs imports it from here.
+AI_SDK_MCP = NODE_DIR / "ai-sdk" / "node_modules" / "@ai-sdk" / "mcp"
+AI_SDK_DRIVER = Path(__file__).resolve().with_name("ai_sdk_client.mjs")
 FAST_AGENT_VENV = Path(
     os.environ.get("ELICITKIT_FAST_AGENT_VENV", ROOT / ".ci" / "fast-agent-venv")
 )
@@ -84,6 +88,20 @@ def require_mcp_use_inspector() -> Path:
     except ImportError:
         missing("Playwright for Python (the dev extra 'playwright')")
     return MCP_USE_INSPECTOR
+
+
+def require_inspector_cli() -> Path:
+    """Return the Inspector launcher for its `--cli` mode (no browser), after checking Node 22."""
+    if not INSPECTOR.exists() or not (NODE_BIN / "node").exists():
+        missing(f"The MCP Inspector (expected at {INSPECTOR}, with Node 22 beside it)")
+    return INSPECTOR
+
+
+def require_ai_sdk() -> Path:
+    """Return the folder of the installed `@ai-sdk/mcp`, after checking Node 22."""
+    if not (AI_SDK_MCP / "package.json").exists() or not (NODE_BIN / "node").exists():
+        missing(f"The AI SDK's MCP client (expected at {AI_SDK_MCP}, with Node 22 in {NODE_BIN})")
+    return AI_SDK_MCP
 
 
 def require_fast_agent() -> Path:

@@ -1,7 +1,8 @@
 """The stdio MCP server the real clients of the interop suite talk to, in two flavours.
 
-Each tool asks one form and returns a sentence that spells out the typed answer, so a
-test can check what the client sent by reading the tool result the client shows.
+Each tool asks one form (`long_report` two, around a `go_async()`) and returns a sentence
+that spells out the typed answer, so a test can check what the client sent by reading the
+tool result the client shows.
 
 The tools are written once, as plain functions, and registered on the server of the flavour
 named on the command line: the official SDK's ``MCPServer`` (``mcp``, the default) or
@@ -24,7 +25,7 @@ from typing import Annotated, Any, Literal
 from annotated_types import Gt, Le, MaxLen, MinLen
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit import FormField, InvalidContent, ask, form, install
+from elicitkit import FormField, InvalidContent, ask, form, go_async, install
 from elicitkit.url import ask_url
 
 
@@ -141,6 +142,29 @@ async def open_link() -> str:
     return f"LINK {answer.action}"
 
 
+# How often the code after go_async() ran, per number of pages asked for (a test asks for a
+# number of pages once per server: the tools take no arguments, so that both flavours list
+# the same input schemas). On 2026-07-28 a client without the Tasks extension answers both
+# questions as replay rounds, so that code runs in two rounds (docs/long-work.md); on the
+# 2025 eras, and in a task, it runs once.
+RAN_AFTER_GO_ASYNC: dict[int, int] = {}
+
+
+async def long_report() -> str:
+    """Ask how many pages, go async, ask how many copies; say how often the middle ran."""
+    pages = await ask(Annotated[int, Gt(0)], "How many pages?")
+    in_a_task = await go_async("Rendering the report")
+    key = pages.unwrap() if pages.is_accepted() else 0
+    RAN_AFTER_GO_ASYNC[key] = RAN_AFTER_GO_ASYNC.get(key, 0) + 1
+    copies = await ask(Annotated[int, Gt(0)], "How many copies?")
+    if not (pages.is_accepted() and copies.is_accepted()):
+        return f"NO REPORT: {pages.action}, {copies.action}"
+    return (
+        f"REPORT pages={pages.unwrap()} copies={copies.unwrap()} task={in_a_task} "
+        f"after_go_async_ran={RAN_AFTER_GO_ASYNC[key]}"
+    )
+
+
 LINK = "https://bank.example/authorize"
 TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (
     plan_stay,
@@ -149,6 +173,7 @@ TOOLS: tuple[Callable[[], Awaitable[str]], ...] = (
     tip,
     stay_reasked,
     open_link,
+    long_report,
 )
 # fastmcp gives every tool a title (its name in title case) and clients show the title
 # rather than the name: explicit titles make both flavours list the same tools.
@@ -159,6 +184,7 @@ TITLES = {
     "tip": "Tip",
     "stay_reasked": "Plan a stay, asked again if need be",
     "open_link": "Open a link",
+    "long_report": "A long report",
 }
 FLAVOURS = ("mcp", "fastmcp")
 
