@@ -18,6 +18,7 @@ import secrets
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -35,7 +36,7 @@ import elicitkit
 from elicitkit import ask
 from elicitkit._replay.once import FORGOTTEN, INTERRUPTED, STORE_UNAVAILABLE
 from elicitkit.integrations.mcp import ElicitkitMiddleware
-from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore
+from elicitkit.stores import Claim, MemoryStore, OutcomeStore, RedisStore, SqliteStore
 from elicitkit.testing import FakeClock
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.redis_clock import elapse_on_redis
@@ -450,18 +451,21 @@ def test_install_warns_when_the_key_is_shared_but_the_store_is_not(
     assert caplog.records == []
 
 
-@pytest.mark.parametrize("where", ["memory", ON_REDIS])
+@pytest.mark.parametrize("where", ["memory", "sqlite", ON_REDIS])
 async def test_a_state_that_outlives_its_record_is_refused_not_run(
-    where: str, request: pytest.FixtureRequest
+    where: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """A worker whose clock lags accepts a state after the record expired (skew > 60 s).
 
     Before: 120 s of skew ran the dialogue again. The record's expiry is shortened here to
-    stand for the skew; the state is still valid for 600 s.
+    stand for the skew; the state is still valid for 600 s. On SQLite, whose records follow
+    the machine's wall clock, the jump is that clock stepping forward (an NTP step).
     """
     charges: list[str] = []
     store: OutcomeStore = MemoryStore()
     client = None
+    if where == "sqlite":
+        store = SqliteStore(tmp_path / "records.sqlite3")
     if where == "redis":
         client = Redis.from_url(request.getfixturevalue("redis_url"))
         store = RedisStore(client, prefix=f"test:{secrets.token_hex(4)}:")

@@ -147,6 +147,33 @@ async def test_a_record_written_without_the_key_is_refused_and_nothing_runs(
     assert notebook.kept == [CANARY]
 
 
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        pytest.param("A" * 8_000_000, id="8MB-of-base64"),
+        pytest.param("\u00e9\U0001f600" * 2_000_000, id="8MB-of-unicode"),
+        pytest.param("gAAAAA" + "=" * 8_000_000, id="8MB-of-padding"),
+    ],
+)
+async def test_a_huge_hostile_record_is_refused_as_unreadable_and_nothing_runs(
+    tmp_path: Path, hostile: str
+) -> None:
+    """Megabytes of the worst text in place of every record of a call (its outcome's and its
+    step's): the resent final round, which reads the outcome's, is refused as not this
+    server's (opening a record is linear in its size), and nothing runs again."""
+    store = SqliteStore(tmp_path / "records.sqlite3")
+    notebook = Notebook(store)
+    async with Client(notebook.server, elicitation_callback=never_called) as client:
+        final, [_, (key, second)] = await three_rounds(client, "ada")
+        for entry in _entries(store):  # the call's record and its step's
+            await store.record(entry, hostile, keep=60)
+        again = await retry(client, "note", {"title": "ada"}, {key: accept(value=True)}, second)
+    assert text_of(final) == f"ada: kept {CANARY} (True)"
+    assert getattr(again, "is_error", False)
+    assert text_of(again).startswith(UNREADABLE_RECORD.split(":", 1)[0])
+    assert notebook.kept == [CANARY]
+
+
 async def test_a_step_record_copied_from_another_call_is_refused(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "records.sqlite3")
     notebook = Notebook(store)
