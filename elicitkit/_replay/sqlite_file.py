@@ -74,6 +74,17 @@ CREATE TABLE IF NOT EXISTS tasks (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (expires);
 CREATE INDEX IF NOT EXISTS tasks_by_seq ON tasks (seq);
+CREATE TABLE IF NOT EXISTS task_totals (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    tasks INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO task_totals VALUES (1, (SELECT count(*) FROM tasks));
+CREATE TRIGGER IF NOT EXISTS task_added AFTER INSERT ON tasks BEGIN
+    UPDATE task_totals SET tasks = tasks + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS task_removed AFTER DELETE ON tasks BEGIN
+    UPDATE task_totals SET tasks = tasks - 1;
+END;
 CREATE TABLE IF NOT EXISTS task_callers (
     id TEXT PRIMARY KEY,
     caller TEXT NOT NULL
