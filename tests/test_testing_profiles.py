@@ -234,6 +234,7 @@ KNOWN_CLIENT_OUTCOMES = {
     "mcp-inspector": SHIPPED,
     "mcp-use-inspector": SHIPPED,
     "vscode-copilot": SHIPPED,
+    "strands-agents": SHIPPED,
 }
 
 
