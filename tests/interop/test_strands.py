@@ -81,6 +81,11 @@ PLAN: dict[str, dict[str, Any]] = {
         "args": {"title": "Q2"},
         "answers": [ADA, {"action": "decline"}],
     },
+    "task_cancelled": {
+        "tool": "render",
+        "args": {"title": "Q5"},
+        "answers": [ADA, {"action": "cancel"}],
+    },
     "task_invalid": {"tool": "render", "args": {"title": "Q3"}, "answers": [ADA, accept(copies=0)]},
     "task_reasked": {
         "tool": "render",
@@ -90,7 +95,7 @@ PLAN: dict[str, dict[str, Any]] = {
     # After every call above: how often the code around go_async() ran, per title.
     **{
         f"runs_{title}": {"tool": "runs", "args": {"title": title}}
-        for title in ("Q1", "Q2", "Q3", "Q4")
+        for title in ("Q1", "Q2", "Q3", "Q4", "Q5")
     },
 }
 
@@ -310,6 +315,7 @@ def test_go_async_with_a_question_in_the_task(
     ("name", "outcome"),
     [
         pytest.param("task_declined", "NO COPIES: decline", id="declined"),
+        pytest.param("task_cancelled", "NO COPIES: cancel", id="cancelled"),
         pytest.param("task_invalid", "INVALID copies: Must be at least 1.", id="invalid"),
         pytest.param("task_reasked", "3 copies", id="asked-again"),
     ],
