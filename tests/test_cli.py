@@ -46,6 +46,13 @@ CODEX_NUMBERS = (
     "codex has no number input, so it shows only approve/decline and sends no content "
     "(laravel/mcp PR#190)."
 )
+# strands-agents hands the schema, defaults included, to the application's callback and
+# sends its answer as it is: a default comes back only if the callback sends it.
+STRANDS_DEFAULTS = (
+    "strands-agents does not prefill defaults, so an answer left empty arrives absent and the "
+    "server fills in the default (tests/interop/test_strands.py: "
+    "test_answers_travel_as_the_callback_gave_them)."
+)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -213,6 +220,7 @@ def test_check_reports_errors_and_client_warnings(
             "  warning: Field 'topics': codex has no multi-select input, so it shows only "
             "approve/decline and sends no content (laravel/mcp PR#190)."
         ),
+        f"  warning: Fields 'weight', 'mood': {STRANDS_DEFAULTS}",
         f"{SURVEY}:32: bool",
         "  ok",
         f"{SURVEY}:33: Nested",
@@ -221,23 +229,30 @@ def test_check_reports_errors_and_client_warnings(
             "nested mapping, and MCP forms are flat. Declare one field per key instead."
         ),
         *NOTES,
-        "3 forms checked: 1 error, 2 warnings.",
+        "3 forms checked: 1 error, 3 warnings.",
     ]
 
 
 @pytest.mark.parametrize(
-    ("example", "form", "marker", "field"),
+    ("example", "form", "marker", "field", "defaults"),
     [
         # Found through `ask(Booking, ...)`, and through `@form` on the class.
-        pytest.param(BOOKING, "Booking", "await ask(Booking", "guests", id="booking"),
-        pytest.param(SHIPPING, "ShippingAddress", "class ShippingAddress", "floor", id="shipping"),
+        pytest.param(
+            BOOKING, "Booking", "await ask(Booking", "guests", "'time', 'area', 'note'",
+            id="booking",
+        ),
+        pytest.param(
+            SHIPPING, "ShippingAddress", "class ShippingAddress", "floor", "'speed', 'floor'",
+            id="shipping",
+        ),
     ],
-)
-def test_check_the_examples_warns_about_numbers_on_codex(
+)  # fmt: skip
+def test_check_the_examples_warns_about_numbers_on_codex_and_defaults_on_strands(
     example: Path,
     form: str,
     marker: str,
     field: str,
+    defaults: str,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -247,8 +262,9 @@ def test_check_the_examples_warns_about_numbers_on_codex(
     assert capsys.readouterr().out.splitlines() == [
         f"{path}: {form}",
         f"  warning: Field {field!r}: {CODEX_NUMBERS}",
+        f"  warning: Fields {defaults}: {STRANDS_DEFAULTS}",
         *NOTES,
-        "1 form checked: 0 errors, 1 warning.",
+        "1 form checked: 0 errors, 2 warnings.",
     ]
     assert main(["check", path]) == 0
     line = next(
@@ -265,7 +281,8 @@ def test_check_warns_about_optional_fields_a_client_fills_in(
     # default and `floor` is a number, which stays absent.
     monkeypatch.chdir(REPO)
     assert main(["check", "tests/interop/server.py:Preferences"]) == 0
-    assert capsys.readouterr().out.splitlines()[-2 - len(NOTES) :] == [
+    assert capsys.readouterr().out.splitlines()[-3 - len(NOTES) :] == [
+        f"  warning: Fields 'pillow', 'view', 'towels', 'floor': {STRANDS_DEFAULTS}",
         (
             "  warning: Fields 'pillow', 'newsletter', 'towels': fast-agent fills in optional "
             "fields the user leaves alone (a choice with its first option, a yes/no with "
@@ -274,7 +291,7 @@ def test_check_warns_about_optional_fields_a_client_fills_in(
             "(docs/clients.json, from the interop suite, fact 'untouched_optional_form')."
         ),
         *NOTES,
-        "1 form checked: 0 errors, 3 warnings.",
+        "1 form checked: 0 errors, 4 warnings.",
     ]
 
 

@@ -236,6 +236,7 @@ KNOWN_CLIENT_OUTCOMES = {
     "vscode-copilot": SHIPPED,
     "ai-sdk": SHIPPED,
     "mcp-inspector-cli": NO_FORMS,
+    "strands-agents": SHIPPED,
 }
 
 

@@ -1,8 +1,8 @@
 """The real-client profiles against docs/clients.json, fact by fact, on both server SDKs.
 
 The interop suite (tests/interop/) records in docs/clients.json what the MCP Inspector,
-fast-agent and the mcp-use Inspector did with elicitkit's forms, and fails when a client
-changes until that file is updated (mcp-agent's facts were entered by hand). This test
+fast-agent, the mcp-use Inspector and strands-agents did with elicitkit's forms, and fails
+when a client changes until that file is updated (mcp-agent's facts were entered by hand). This test
 runs each recorded fact's scenario again, through the testing kit: the same tools
 (tests/interop/server.py, on the official ``MCPServer`` and on fastmcp), the same user
 actions (as a `ScriptedUser`), the client's profile from ``KNOWN_CLIENTS`` instead of the
@@ -14,6 +14,7 @@ new fact without a scenario here fails too.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ from elicitkit.testing import (
 )
 from tests.interop._facts import documented
 from tests.interop.server import build
+from tests.interop.task_server import build_with_tasks
 
 pytestmark = pytest.mark.anyio
 
@@ -58,17 +60,23 @@ class Run:
         self.protocol = protocol
         self.version = ""  # what the client spoke
 
-    async def call(self, tool: str, user: ScriptedUser) -> str:
+    async def call(
+        self,
+        tool: str,
+        user: ScriptedUser,
+        arguments: dict[str, Any] | None = None,
+        server: Callable[[str], Any] = build,
+    ) -> str:
         """Call ``tool`` on a fresh server, answering with ``user``; the text shown.
 
         A call that fails inside the client is shown as the interop suite reports it.
         """
         async with connect(
-            build(self.sdk), protocol=self.protocol, user=user, profile=self.profile
+            server(self.sdk), protocol=self.protocol, user=user, profile=self.profile
         ) as client:
             self.version = client.protocol_version or ""
             try:
-                result = await client.call_tool(tool, {})
+                result = await client.call_tool(tool, arguments or {})
             except MCPError as error:
                 return f"the call fails in the client: {error.error.message}"
         [block] = result.content
@@ -77,7 +85,8 @@ class Run:
 
 
 async def protocol(run: Run) -> str:
-    await run.call("yes_or_no", ScriptedUser(accept()))
+    # An answer given, not left to the prefilled default: some profiles prefill none.
+    await run.call("yes_or_no", ScriptedUser(accept(value=True)))
     return run.version
 
 
@@ -151,6 +160,14 @@ async def skips_optional_flags(run: Run) -> bool:
     return True
 
 
+async def go_async_with_question(run: Run) -> str:
+    # The tool's counters live in its module, for the whole test process: a title of its own.
+    title = uuid.uuid4().hex
+    user = ScriptedUser(accept(name="Ada"), accept(copies=2))
+    text = await run.call("render", user, {"title": title}, build_with_tasks)
+    return text.partition(": ")[2]
+
+
 def _error_summary(text: str) -> str:
     """The interop suite's words for a client that answered a request with an error."""
     return "the client answers error -32603" if text.endswith("(code -32603).") else text
@@ -183,6 +200,7 @@ SCENARIOS: dict[str, Callable[[Run], Awaitable[Any]]] = {
         multi_select_arrives_as,
         url_mode_accepted,
         skips_optional_flags,
+        go_async_with_question,
     )
 }
 

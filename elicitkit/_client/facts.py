@@ -297,6 +297,28 @@ KNOWN_CLIENTS: dict[str, ClientProfile] = {
             protocols=_OBSERVED,
             notes=(_INSPECTOR_CLI_PER_CALL,),
         ),
+        ClientProfile(
+            "strands-agents",
+            "strands-agents 1.62.0 (Python; the application's elicitation callback answers): "
+            "hands every field kind, URL mode and tasks' questions to the callback untouched "
+            "and sends its answer as it is (no defaults filled in); 2025-11-25 with mcp "
+            "1.30, 2026-07-28 with mcp 2.1.",
+            f"{_INTEROP}: strands-agents, eras mcp-1.30.0 (2025-11-25) and mcp-2.1.1 (2026-07-28)",
+            protocols=_OBSERVED,
+            # Whatever default the schema has, only the callback can send it back.
+            applies_defaults=False,
+            sources=(
+                ("protocols", f"{_INTEROP}, fact 'protocol'"),
+                *_widgets_seen(
+                    "tests/interop/test_strands.py: test_every_field_kind_arrives_typed"
+                ),
+                (
+                    "applies_defaults",
+                    "tests/interop/test_strands.py: test_answers_travel_as_the_callback_gave_them",
+                ),
+                ("url_mode", f"{_INTEROP}, fact 'url_mode_accepted'"),
+            ),
+        ),
     )
 }
 """Real clients, as far as public evidence shows (November 2026)."""

@@ -21,9 +21,10 @@ the shared SQLite file (the records' file by default) only routes the id::
 
 ``owner`` is the machine's boot id, the process id and a random token, so ``complete`` can
 tell a process that has gone (its routes went with it) and return ``False``, as
-`RedisUrlRouter` does when nobody listens (a completion queued for it is swept unread). Expiry is judged on the machine's wall clock
-(``elicitkit._clock.now``), which every process reads alike; rows of expired routes, and
-queued completions nobody took, are swept as routes are added.
+`RedisUrlRouter` does when nobody listens (a completion queued for it is swept unread).
+Expiry is judged on the machine's wall clock (``elicitkit._clock.now``), which every process
+reads alike; rows of expired routes, and queued completions nobody took, are swept as routes
+are added.
 """
 
 from __future__ import annotations

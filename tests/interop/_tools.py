@@ -6,6 +6,8 @@
 * `.ci/node/mcp-use/`: `@mcp-use/inspector` (run with the Node 22 above);
 * `.ci/node/ai-sdk/`: `@ai-sdk/mcp`, the Vercel AI SDK's MCP client (the same Node 22);
 * `.ci/fast-agent-venv/`: a Python >= 3.12 venv with `fast-agent-mcp`;
+* `.ci/strands-venv/` and `.ci/strands-1130-venv/`: `strands-agents` with `mcp` 2.1.1 (it
+  speaks 2026-07-28) and with `mcp` 1.30.0 (it speaks 2025-11-25);
 * Debian's `chromium` and `tmux` (apt).
 
 A missing client skips its tests with the reason and the fix, except in CI (`CI` set), where
@@ -40,6 +42,14 @@ FAST_AGENT_VENV = Path(
 )
 FAST_AGENT = FAST_AGENT_VENV / "bin" / "fast-agent"
 NO_PYTHON_312 = FAST_AGENT_VENV / "NO_PYTHON_312"  # written by .ci/run when it found none
+# strands-agents, once per `mcp` line it runs on: each line speaks one era, and the era names
+# of docs/clients.json are these pins.
+STRANDS_VENVS = {
+    "mcp-2.1.1": Path(os.environ.get("ELICITKIT_STRANDS_VENV", ROOT / ".ci" / "strands-venv")),
+    "mcp-1.30.0": Path(
+        os.environ.get("ELICITKIT_STRANDS_1130_VENV", ROOT / ".ci" / "strands-1130-venv")
+    ),
+}
 CHROMIUM = Path(os.environ.get("ELICITKIT_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = Path(
     os.environ.get("ELICITKIT_INTEROP_ARTIFACTS", ROOT / ".ci" / "artifacts" / "interop")
@@ -116,3 +126,11 @@ def require_fast_agent() -> Path:
     if shutil.which("tmux") is None:
         missing("tmux (Debian package 'tmux'), the terminal fast-agent runs in")
     return FAST_AGENT
+
+
+def require_strands(era: str) -> Path:
+    """Return the python of the strands venv of ERA (a key of `STRANDS_VENVS`)."""
+    python = STRANDS_VENVS[era] / "bin" / "python"
+    if not python.exists():
+        missing(f"strands-agents on {era} (expected a venv at {STRANDS_VENVS[era]})")
+    return python
