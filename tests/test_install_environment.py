@@ -230,6 +230,13 @@ def _router(server: MCPServer) -> object:
         pytest.param(
             {"store": "redis"}, RedisStore, RedisTaskStore, RedisUrlRouter, id="given-redis"
         ),
+        pytest.param(
+            {"ELICITKIT_REDIS_URL": "redis://127.0.0.1:1/0", "store": "sqlite"},
+            SqliteStore,
+            SqliteTaskStore,
+            SqliteUrlRouter,
+            id="given-sqlite-beats-the-variable",
+        ),
     ],
 )
 def test_every_record_kind_follows_the_one_store_setting(

@@ -90,28 +90,27 @@ def defaults_from_environment(
     route = url_router is None and not url_router_chosen()
     url = _store_url()
     scheme = None if url is None else url.partition("://")[0].lower()
-    if url is None:
-        store = _machine_default(server_name) if store is None else store
-    elif scheme == "memory":
-        store = MemoryStore() if store is None else store
-    elif scheme == "sqlite":
-        store = SqliteStore(_sqlite_path(url)) if store is None else store
-    elif scheme in ("redis", "rediss", "unix"):
-        if store is not None and tasks is not None and not route:
-            return store, url_router, tasks
-        redis = _redis_at(url)
-        # Imported here: it imports redis, an optional dependency, only for a Redis URL.
-        from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
-
-        store = RedisStore(redis) if store is None else store
-        return _on_redis(store, redis, url_router, tasks, route=route)
-    else:
+    if scheme not in (None, "memory", "sqlite", "redis", "rediss", "unix"):
         raise TypeError(
             f"Cannot record dialogues at {STORE_VARIABLE}={url!r}: elicitkit stores records "
             "at sqlite:///path (one machine), redis://host:port/db (several machines) or "
             "memory:// (this process only). Set it to one of those, or unset it for the "
             "default file on this machine."
         )
+    if store is not None:  # given: it wins over the variable, and its kind places the rest
+        return _beside(store, url_router, tasks, route=route)
+    if url is None:
+        store = _machine_default(server_name)
+    elif scheme == "memory":
+        store = MemoryStore()
+    elif scheme == "sqlite":
+        store = SqliteStore(_sqlite_path(url))
+    else:
+        redis = _redis_at(url)
+        # Imported here: it imports redis, an optional dependency, only for a Redis URL.
+        from elicitkit._replay.redis_store import RedisStore  # noqa: PLC0415
+
+        return _on_redis(RedisStore(redis), redis, url_router, tasks, route=route)
     return _beside(store, url_router, tasks, route=route)
 
 
