@@ -1,6 +1,7 @@
-"""What the README promises a newcomer stays true: the commands it shows are the ones CI runs,
-its quick loop is the one tests/test_quick_loop.py checks, it has one conformance section, and
-``.ci/setup`` announces every step that installs something before it starts."""
+"""What the README promises a newcomer stays true: its first screen is two commands that set
+up what they need, the tests' one is the one CI runs, its quick loop is the one
+tests/test_quick_loop.py checks, it has one conformance section, and ``.ci/setup`` announces
+every step that installs something before it starts."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CI_RUN = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 CI_SETUP = (ROOT / ".ci" / "setup").read_text(encoding="utf-8")
+CI_TESTS = (ROOT / ".ci" / "tests").read_text(encoding="utf-8")
+CI_DEMO = (ROOT / ".ci" / "demo").read_text(encoding="utf-8")
 
 
 def _code_lines(text: str) -> list[str]:
@@ -22,15 +25,21 @@ def _code_lines(text: str) -> list[str]:
 
 
 def test_the_first_screen_and_the_full_run_are_the_command_ci_runs() -> None:
-    [ci_tests] = [line for line in CI_RUN.splitlines() if " -m pytest" in line]
-    assert ci_tests == ".venv/bin/python -m pytest"
+    # Two commands, each setting up what it needs; .ci/run ends with the second.
     first_screen = _code_lines(README.split("## Install")[0])
-    assert first_screen[1:] == [".venv/bin/python -m elicitkit demo", ci_tests]
+    assert first_screen == ["bash .ci/demo", "bash .ci/tests"]
+    assert CI_RUN.rstrip().splitlines()[-1] == "bash .ci/tests"
+    tests = [line for line in CI_TESTS.splitlines() if line and not line.startswith("#")]
+    assert tests[-2:] == ["bash .ci/setup", 'exec .venv/bin/python -m pytest "$@"']
+    demo = [line for line in CI_DEMO.splitlines() if line and not line.startswith("#")]
+    assert demo[-1] == 'exec .venv/bin/python -m elicitkit demo "$@"'
+    assert 'pip install --quiet -e ".[cli]"' in CI_DEMO  # the demo's terminal forms
     running = README.split("### Running the tests")[1]
+    pytest = ".venv/bin/python -m pytest"
     assert _code_lines(running)[:3] == [
-        ci_tests,
-        f'{ci_tests} -m "{QUICK}" -x',
-        f'{ci_tests} -m "not interop" -x',
+        "bash .ci/tests",
+        f'{pytest} -m "{QUICK}" -x',
+        f'{pytest} -m "not interop" -x',
     ]
 
 
