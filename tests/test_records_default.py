@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import sqlite3
 import sys
 import threading
 import urllib.error
@@ -37,6 +36,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from elicitkit._replay.once import INTERRUPTED
+from tests.interop._ledger import count, round_pids
 from tests.loopback import free_port, listening
 from tests.mrtr import accept, never_called, only_question, retry, text_of
 from tests.sdks import SDKS
@@ -54,20 +54,6 @@ PROXY = REPO / "tests" / "round_robin_proxy.py"
 @pytest.fixture
 def ledger(tmp_path: Path) -> Path:
     return tmp_path / "ledger.sqlite3"
-
-
-def count(ledger: Path, item: str, what: str) -> int:
-    with sqlite3.connect(ledger) as db:
-        (found,) = db.execute(
-            "SELECT count(*) FROM rows WHERE item = ? AND what = ?", (item, what)
-        ).fetchone()
-    return int(found)
-
-
-def pids(ledger: Path, item: str) -> set[int]:
-    with sqlite3.connect(ledger) as db:
-        rows = db.execute("SELECT pid FROM rows WHERE item = ? AND what = 'round'", (item,))
-        return {int(pid) for (pid,) in rows}
 
 
 def stdio_params(sdk: str, ledger: Path) -> StdioServerParameters:
@@ -117,7 +103,7 @@ def test_a_stdio_server_restarted_between_every_round_continues_the_call(
     assert text_of(final) == "oslo: 2 seats, reservation 1, receipt 1"
     assert again == final  # the recorded outcome: nothing ran again
     assert (count(ledger, "oslo", "reserve"), count(ledger, "oslo", "pay")) == (1, 1)
-    assert len(pids(ledger, "oslo")) == 3  # the resent round did not even start the tool
+    assert len(round_pids(ledger, "oslo")) == 3  # the resent round did not even start the tool
 
 
 @pytest.mark.parametrize("sdk", SDKS)
@@ -210,7 +196,7 @@ def test_two_http_workers_with_no_configuration_share_every_call(
         assert final["content"][0]["text"] == f"{item}: 2 seats, reservation 1, receipt 1"
         assert again == final
         assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
-        assert len(pids(ledger, item)) == 2, "the rounds did not reach both workers"
+        assert len(round_pids(ledger, item)) == 2, "the rounds did not reach both workers"
 
 
 @pytest.mark.parametrize("sdk", SDKS)
@@ -288,7 +274,7 @@ def test_two_http_workers_with_the_one_setting_on_redis_share_every_call(
         assert final["content"][0]["text"] == f"{item}: 2 seats, reservation 1, receipt 1"
         assert again == final
         assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
-        assert len(pids(ledger, item)) == 2, "the rounds did not reach both workers"
+        assert len(round_pids(ledger, item)) == 2, "the rounds did not reach both workers"
     assert not folder.exists()  # no record file, no key file: Redis and the key hold it all
 
 

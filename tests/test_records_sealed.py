@@ -15,7 +15,7 @@ import secrets
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from mcp import Client
@@ -207,7 +207,7 @@ async def test_a_canary_in_a_task_never_reaches_the_task_store(
     tasks: TaskStore = (
         SqliteTaskStore(store.path)
         if isinstance(store, SqliteStore)
-        else RedisTaskStore(store._redis)  # pyright: ignore[reportPrivateUsage]
+        else RedisTaskStore(cast("RedisStore", store).client)
     )
     server = elicitkit.install(MCPServer("sealed-tasks"), store=store, tasks=tasks)
 

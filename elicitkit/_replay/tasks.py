@@ -24,7 +24,6 @@ Records expire ``ttlMs`` after their creation (the extension's ``ttlMs``).
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -35,6 +34,7 @@ import anyio
 
 import elicitkit._clock as clock
 from elicitkit._replay.store import CallerFull, StoreFull
+from elicitkit._replay.ticket import principal_digest
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 """The extension's identifier, in capabilities and in ``-32021`` errors."""
@@ -232,9 +232,7 @@ def caller_of(record: TaskRecord) -> str:
 
     A digest: a principal may be long, and the stores keep it beside other records.
     """
-    if record.principal is None:
-        return ""
-    return hashlib.sha256(record.principal.encode("utf-8", "surrogatepass")).hexdigest()
+    return principal_digest(record.principal) or ""
 
 
 def caller_full(store: str, limit: int) -> CallerFull:

@@ -91,7 +91,7 @@ class Tickets:
             "k": _KIND,
             "exp": round(issued + self.ttl, 3),
             "aud": self.audience,
-            "p": _principal_digest(principal),
+            "p": principal_digest(principal),
             "t": ticket.tool,
             "g": ticket.arguments,
             "s": ticket.state,
@@ -129,7 +129,7 @@ class Tickets:
                 "this server again to get a ticket of its own."
             )
         claim = payload.get("p")
-        expected = _principal_digest(principal)
+        expected = principal_digest(principal)
         if (claim is None) != (expected is None) or (
             isinstance(claim, str)
             and expected is not None
@@ -158,10 +158,13 @@ _NOT_OURS = (
 )
 
 
-def _principal_digest(principal: str | None) -> str | None:
+def principal_digest(principal: str | None) -> str | None:
+    """A principal's SHA-256 (hex), ``None`` for none: the identity itself is kept nowhere.
+
+    Tickets carry it inside their sealed payload; task stores count each caller's tasks by it.
+    """
     if principal is None:
         return None
-    # Inside the sealed payload: a digest keeps the identity itself out of the ticket.
     return hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -70,10 +70,7 @@ class Rebuildable:
         """
         if self._by_path is not None and path in self._by_path:
             return self._by_path[path]
-        module, _, qualname = path.partition(":")
-        found: Any = sys.modules.get(module)
-        for part in qualname.split("."):
-            found = getattr(found, part, None)
+        found = loaded(path)
         if not isinstance(found, type):
             raise _changed(path, "not a class this server has loaded")
         if self._declared is not None and not issubclass(found, tuple(self._declared)):
@@ -82,6 +79,18 @@ class Rebuildable:
 
 
 ANY_LOADED = Rebuildable(None)  # a function that declares no return type
+
+
+def loaded(path: str) -> object:
+    """What ``module:Qualname`` names among the modules already loaded, else ``None``.
+
+    Never imports: a recorded name must not run a module's import side effects.
+    """
+    module, _, qualname = path.partition(":")
+    found: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found
 
 
 def unsupported(step: str, tp: Any) -> StepDefinitionError:

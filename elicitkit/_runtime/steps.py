@@ -41,7 +41,6 @@ import hashlib
 import inspect
 import json
 import secrets
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast, overload
 
@@ -67,6 +66,7 @@ from elicitkit._runtime.step_values import (
     decode,
     encode,
     is_record,
+    loaded,
     unsupported,
 )
 from elicitkit.errors import StepDefinitionError, StepError, StepFailed
@@ -342,10 +342,7 @@ def _rebuilt_error(data: Any) -> BaseException:
     """The recorded exception: its own type where it is loaded and takes one message."""
     fields = cast("dict[str, Any]", data) if isinstance(data, dict) else {}
     path, message = str(fields.get("t", "")), str(fields.get("m", ""))
-    module, _, qualname = path.partition(":")
-    found: Any = sys.modules.get(module)  # never import: only classes the server has loaded
-    for part in qualname.split("."):
-        found = getattr(found, part, None)
+    found = loaded(path)  # never imports: only classes the server has loaded
     if isinstance(found, type) and issubclass(found, Exception):
         try:
             rebuilt = found(message)

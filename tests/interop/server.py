@@ -56,6 +56,17 @@ class Stay:
     insured: bool = False
 
 
+# One full, valid answer to `Stay`, as a client sends it: the booking every client test makes.
+STAY = {
+    "guest": "Ada Lovelace",
+    "nights": 3,
+    "cabin": "garden",
+    "extras": ["breakfast", "late"],
+    "day": "2026-12-24",
+    "insured": True,
+}
+
+
 @form(message="Any preferences?")
 @dataclass
 class Preferences:
@@ -212,9 +223,13 @@ def main(argv: list[str]) -> None:
     instead, for clients that speak only HTTP (the mcp-use Inspector).
     """
     flavour = argv[0] if argv else "mcp"
-    server = build(flavour)
-    if argv[1:2] == ["--http"]:
-        port = int(argv[2])
+    serve(build(flavour), flavour, argv[1:])
+
+
+def serve(server: Any, flavour: str, options: list[str]) -> None:
+    """Run ``server`` of ``flavour`` on stdio, or on HTTP with ``options`` ``--http PORT``."""
+    if options[:1] == ["--http"]:
+        port = int(options[1])
         if flavour == "fastmcp":
             server.run("http", host="127.0.0.1", port=port, path="/mcp", show_banner=False)
         else:

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from annotated_types import Ge
 
 from elicitkit import InvalidContent, ask, go_async
-from tests.interop.server import build
+from tests.interop.server import build, serve
 
 BEFORE: Counter[str] = Counter()  # per title: how often the code before go_async() ran
 AFTER: Counter[str] = Counter()  # per title: how often the code after it ran
@@ -77,17 +77,7 @@ def build_with_tasks(flavour: str) -> Any:
 def main(argv: list[str]) -> None:
     """Run it like server.py: ``FLAVOUR`` on stdio, or ``FLAVOUR --http PORT``."""
     flavour = argv[0] if argv else "mcp"
-    server = build_with_tasks(flavour)
-    if argv[1:2] == ["--http"]:
-        port = int(argv[2])
-        if flavour == "fastmcp":
-            server.run("http", host="127.0.0.1", port=port, path="/mcp", show_banner=False)
-        else:
-            server.run("streamable-http", host="127.0.0.1", port=port)
-    elif flavour == "fastmcp":
-        server.run("stdio", show_banner=False)
-    else:
-        server.run("stdio")
+    serve(build_with_tasks(flavour), flavour, argv[1:])
 
 
 if __name__ == "__main__":

@@ -29,20 +29,13 @@ from tests.interop._facts import Observe
 from tests.interop._inspector import _free_port, listening  # pyright: ignore[reportPrivateUsage]
 from tests.interop._ledger import answers, count
 from tests.interop._tools import ROOT, SERVER, both_flavours, mcp_only, require_ai_sdk
+from tests.interop.server import STAY
 
 CLIENT = "ai-sdk"
 SLOW_START = Path(__file__).resolve().with_name("slow_start.py")
 ZERO_CONFIG = ROOT / "tests" / "servers" / "zero_config.py"
 # (era, transport): the era names of docs/clients.json.
 CELLS = [("auto", "stdio"), ("auto", "http"), ("legacy", "stdio"), ("legacy", "http")]
-STAY = {
-    "guest": "Ada Lovelace",
-    "nights": 3,
-    "cabin": "garden",
-    "extras": ["breakfast", "late"],
-    "day": "2026-12-24",
-    "insured": True,
-}
 URL_REFUSED = (
     "This client cannot open a URL for the user (it declared elicitation without URL mode), "
     "so the tool could not send the user to the page. Give the user the link in the tool's "

@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 
 from elicitkit.integrations import client_target
-from tests.interop.server import FLAVOURS, TITLES, build
+from tests.interop.server import FLAVOURS, STAY, TITLES, build
 
 pytestmark = pytest.mark.anyio
 
@@ -25,14 +25,6 @@ ERAS = [
     pytest.param("legacy", "2025-11-25", id="2025-11-25"),
     pytest.param("auto", "2026-07-28", id="2026-07-28"),
 ]
-STAY = {
-    "guest": "Ada Lovelace",
-    "nights": 3,
-    "cabin": "garden",
-    "extras": ["breakfast", "late"],
-    "day": "2026-12-24",
-    "insured": True,
-}
 # (tool, what the person answers, the result the tool returns)
 CASES = [
     pytest.param(

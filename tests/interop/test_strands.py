@@ -29,7 +29,7 @@ from elicitkit import requested_schema
 from tests.interop._facts import Observe
 from tests.interop._inspector import _free_port, listening
 from tests.interop._tools import STRANDS_VENVS, both_flavours, require_strands
-from tests.interop.server import Stay
+from tests.interop.server import STAY, Stay
 
 CLIENT = "strands-agents"
 ERAS = list(STRANDS_VENVS)
@@ -40,14 +40,6 @@ TASK_SERVER = HERE / "task_server.py"
 THIS_CHECKOUT = HERE / "_this_checkout.py"
 
 # The interop suite's plan_stay answer (as the other clients' tests fill it in).
-STAY = {
-    "guest": "Ada Lovelace",
-    "nights": 3,
-    "cabin": "garden",
-    "extras": ["breakfast", "late"],
-    "day": "2026-12-24",
-    "insured": True,
-}
 ADA = {"action": "accept", "content": {"name": "Ada"}}
 
 
