@@ -14,14 +14,23 @@ pydantic-core builds a validator (every model class, at import) comes back as a
 inside an exception group; one during cleanup hangs off another error's ``__context__``.
 `is_interrupt` looks through all of these, and every place the command line handles Ctrl-C
 asks it.
+
+And a Ctrl-C does not always arrive at all. Python runs a signal's handler between two
+bytecodes of whatever code is running, a weakref callback or a ``__del__`` included, and
+there an exception is printed ("Exception ignored in ...") and dropped: the command went
+on as if nothing was pressed (CI saw the demo draw its first form and wait). So the command
+line's SIGINT handler, `CTRL_C`, remembers every Ctrl-C before it raises, and the command
+line checks it at its own moments (`CtrlC.check`); while an event loop runs, it does not
+raise at all (see `elicitkit.cli.interruptible`).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import cast
 
 from elicitkit._compat import BaseExceptionGroup
@@ -68,10 +77,49 @@ def _is_interrupted_schema_build(error: BaseException) -> bool:
     return _INTERRUPT_IN_SCHEMA_ERROR.search(str(error)) is not None
 
 
+class CtrlC:
+    """The command line's SIGINT handler: every Ctrl-C is remembered, whatever became of it."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.on_first: Callable[[], None] | None = None
+        """What the first Ctrl-C does instead of raising (set while an event loop runs)."""
+
+    def install(self) -> None:
+        """Take SIGINT from here on (main thread only, as every signal handler)."""
+        import signal  # noqa: PLC0415  (the command line's process only)
+
+        signal.signal(signal.SIGINT, self.handle)
+
+    def handle(self, _signum: int, _frame: FrameType | None) -> None:
+        """The handler: remember, then hand the first Ctrl-C over, or raise."""
+        first = not self.pressed
+        self.pressed = True
+        if first and self.on_first is not None:
+            self.on_first()
+            return
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        """Raise the Ctrl-C that was pressed, if one was (its own exception may have been lost).
+
+        Raises:
+            KeyboardInterrupt: Ctrl-C was pressed.
+        """
+        if self.pressed:
+            raise KeyboardInterrupt
+
+
+CTRL_C = CtrlC()
+"""The command line's one handler: installed as the package starts, if this is the CLI."""
+
+
 def quiet_when_interrupted_at_start() -> None:
     """Print one line for a Ctrl-C that nothing caught, if this process is elicitkit's CLI."""
     if not _is_the_command_line():
         return
+    CTRL_C.install()
+    _quiet_when_dropped()
     previous = sys.excepthook
 
     def one_line(
@@ -85,6 +133,18 @@ def quiet_when_interrupted_at_start() -> None:
             _end_as_interrupted()
 
     sys.excepthook = one_line
+
+
+def _quiet_when_dropped() -> None:
+    """Say nothing of a Ctrl-C that Python dropped in a ``__del__``: `CTRL_C` still has it."""
+    previous = sys.unraisablehook
+
+    def unless_interrupt(unraisable: sys.UnraisableHookArgs) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and CTRL_C.pressed:
+            return  # raised again at the command line's next CtrlC.check()
+        previous(unraisable)
+
+    sys.unraisablehook = unless_interrupt
 
 
 def _end_as_interrupted() -> None:

@@ -15,6 +15,7 @@ import io
 import os
 import signal
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -253,6 +254,15 @@ def _wait_until_it_imports_pydantic_core(child: pexpect.spawn) -> None:
         time.sleep(0.005)
 
 
+def _ends(child: pexpect.spawn) -> None:
+    """Wait for the child to exit; if it does not, fail with all it printed (not 100 chars)."""
+    try:
+        child.expect(pexpect.EOF)
+    except pexpect.TIMEOUT:
+        pytest.fail(f"the demo went on after the Ctrl-C:\n{child.logfile_read.getvalue()}")
+    child.close()
+
+
 # Seconds after the package starts importing pydantic: in the package's import, in the
 # command line's (the SDK client), while the server starts, and at the first form. The
 # moments only spread the Ctrl-Cs out: wherever one lands, the test passes.
@@ -277,8 +287,7 @@ def test_ctrl_c_during_the_demos_start_is_one_line(
     _wait_until_it_imports_pydantic_core(child)
     time.sleep(after)
     child.sendintr()
-    child.expect(pexpect.EOF)
-    child.close()
+    _ends(child)
     transcript = child.logfile_read.getvalue()
     assert "Traceback" not in transcript
     assert "KeyboardInterrupt" not in transcript
@@ -290,3 +299,119 @@ def test_ctrl_c_during_the_demos_start_is_one_line(
     # 130 (the shell's number for Ctrl-C), killed by SIGINT (the import), or 0 (a form
     # cancelled, which is an answer: the demo ends normally).
     assert child.exitstatus in (0, 130) or child.signalstatus == signal.SIGINT, transcript
+
+
+# The demo's own moments, each with a Ctrl-C the process sends itself there (no clock): the
+# signal is always run_interruptibly's, in cooked mode, whoever else was about to take it.
+_MOMENTS = {
+    # The main task, before the server's process exists.
+    "server-starting": """
+        original = demo.Client.__aenter__
+        async def enter(self):
+            interrupt()
+            return await original(self)
+        demo.Client.__aenter__ = enter
+    """,
+    # The elicitation callback's task, the form printed, before its prompt starts.
+    "form-drawn": """
+        import elicitkit.cli.terminal_form as forms
+        original = forms.keypress
+        async def keypress(*args, **kwargs):
+            interrupt()
+            return await original(*args, **kwargs)
+        forms.keypress = keypress
+    """,
+    # Inside prompt_toolkit's start, before raw mode: where it used to install its handler.
+    "prompt-starting": """
+        from prompt_toolkit.application import Application
+        original = Application.reset
+        def reset(self):
+            interrupt()
+            return original(self)
+        Application.reset = reset
+    """,
+    # While the command line still loads, inside a __del__: its KeyboardInterrupt dropped.
+    "dropped-while-loading": """
+        Dropped()
+    """,
+    # In the loop, inside a __del__, as the form is about to be drawn.
+    "dropped-at-the-form": """
+        import elicitkit.cli.terminal_form as forms
+        original = forms.keypress
+        async def keypress(*args, **kwargs):
+            Dropped()
+            return await original(*args, **kwargs)
+        forms.keypress = keypress
+    """,
+    # The answer given (by the script, not at a prompt), the main task waiting for the
+    # tool's result.
+    "answer-sent": """
+        answer_by_script()
+        original = demo._show_and_answer
+        async def show_and_answer(*args, **kwargs):
+            result = await original(*args, **kwargs)
+            interrupt()
+            return result
+        demo._show_and_answer = show_and_answer
+    """,
+    # 2026-07-28's rounds, the first era's forms answered by the script.
+    "second-era": """
+        answer_by_script()
+        original = demo._rounds
+        async def rounds(*args, **kwargs):
+            interrupt()
+            return await original(*args, **kwargs)
+        demo._rounds = rounds
+    """,
+}
+
+
+@pytest.mark.parametrize("moment", list(_MOMENTS))
+def test_ctrl_c_at_each_moment_of_the_demo_stops_it_in_one_line(
+    spawned: list[pexpect.spawn], moment: str
+) -> None:
+    hook = textwrap.indent(textwrap.dedent(_MOMENTS[moment]).strip(), "    ")
+    script = f"""
+import os, signal, sys
+sys.argv = ["elicitkit", "demo"]  # as the console script: the package takes SIGINT as it starts
+from elicitkit.cli import demo
+from elicitkit.cli.main import main
+
+def interrupt():
+    os.kill(os.getpid(), signal.SIGINT)  # as a Ctrl-C in cooked mode: SIGINT, now
+
+class Dropped:
+    # Python runs a signal's handler in whatever code runs, a __del__ too, and drops what
+    # it raises there ("Exception ignored in ..."): the Ctrl-C's KeyboardInterrupt is lost.
+    def __del__(self):
+        interrupt()
+
+def answer_by_script():
+    async def scripted(self, params):
+        return await demo._scripted(params)
+    demo._Person.answer = scripted
+
+def install():
+{hook}
+
+install()
+sys.exit(main(sys.argv[1:]))
+"""
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", script],
+        cwd=str(REPO),
+        env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"},
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 200),
+        preexec_fn=_interrupts_as_at_a_terminal,
+    )
+    child.logfile_read = io.StringIO()
+    spawned.append(child)
+    _ends(child)
+    transcript = child.logfile_read.getvalue()
+    assert "Traceback" not in transcript
+    said = [line for line in transcript.splitlines() if "Interrupted" in line]
+    assert said == ["Interrupted: the demo stopped."], transcript
+    assert child.exitstatus == 130, transcript

@@ -15,11 +15,11 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from elicitkit._interrupt import INTERRUPTED_STATUS, is_interrupt
+from elicitkit.cli.interruptible import run_interruptibly
 from elicitkit.cli.shown_text import shown
 
 TOOL = "ship"
@@ -51,7 +51,7 @@ def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> i
     print(f"Server: {sys.executable} -m elicitkit.cli.demo_server (a subprocess over stdio)")
     print("User: " + ("you, at this terminal" if interactive else "a script"))
     try:
-        ok = anyio.run(_both_eras, user, person, show_schema)
+        ok = run_interruptibly(_both_eras, user, person, show_schema)
     except BaseException as error:
         if not is_interrupt(error):
             raise

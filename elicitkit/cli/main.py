@@ -9,7 +9,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS, is_interrupt
+from elicitkit._interrupt import CTRL_C, INTERRUPTED, INTERRUPTED_STATUS, is_interrupt
 from elicitkit.cli.shown_text import shown
 from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
 
@@ -107,7 +107,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     try:
-        return _run(argv)
+        status = _run(argv)
+        if status != INTERRUPTED_STATUS:  # not told yet: its KeyboardInterrupt was dropped
+            CTRL_C.check()
     except BrokenPipeError:  # `elicitkit schema ... | head`: the reader left, nothing to say
         # Point stdout at nothing, so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -117,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"\n{INTERRUPTED}", file=sys.stderr)
         return INTERRUPTED_STATUS
+    return status
 
 
 def _run(argv: list[str] | None) -> int:

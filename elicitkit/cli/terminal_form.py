@@ -190,7 +190,8 @@ async def _ask_field(field: WireField) -> Any:
             pristine[0] = False
 
     session.app.key_processor.after_key_press += _touched
-    text = await session.prompt_async(default=prefill)
+    # Ctrl-C at a prompt is a key (raw mode); the signal stays with run_interruptibly.
+    text = await session.prompt_async(default=prefill, handle_sigint=False)
     return field.parse(text)
 
 
@@ -221,4 +222,4 @@ async def keypress(message: str, keys: Mapping[str, str], default: str | None) -
         """Every other key does nothing: one keystroke, no typing."""
 
     session: PromptSession[str] = PromptSession(message, key_bindings=bindings)
-    return await session.prompt_async()
+    return await session.prompt_async(handle_sigint=False)  # as in _ask_field

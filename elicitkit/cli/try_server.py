@@ -9,7 +9,6 @@ import tempfile
 from collections.abc import Mapping
 from typing import Any, TextIO, cast
 
-import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -17,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS, is_interrupt
+from elicitkit.cli.interruptible import run_interruptibly
 from elicitkit.cli.schema_reader import WireField, wire_fields
 from elicitkit.cli.shown_text import shown
 from elicitkit.cli.terminal_form import fill_fields, fill_in
@@ -44,7 +44,7 @@ def run_try(
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
         progress = _Progress(cast("TextIO", errlog), show_schema=show_schema)
         try:
-            return anyio.run(_session, command, tool, parsed, protocol, progress)
+            return run_interruptibly(_session, command, tool, parsed, protocol, progress)
         except BaseException as error:  # the server's failure, told in one line
             if is_interrupt(error):
                 print(f"\n{INTERRUPTED}")

@@ -1,0 +1,72 @@
+"""One owner for Ctrl-C while a command's event loop runs.
+
+Left alone, three parties take turns at SIGINT during ``elicitkit demo`` and ``try``:
+asyncio's runner (which cancels the main task once, a single cancellation that code
+unwinding from it can absorb), prompt_toolkit (which installs a handler of its own around
+every prompt and removes it after), and the interpreter's default (which raises, and a
+``KeyboardInterrupt`` raised inside a weakref callback or a ``__del__`` is dropped). A
+Ctrl-C that landed at the wrong moment was lost: CI saw the demo go on to draw its first
+form and wait there.
+
+Here `elicitkit._interrupt.CTRL_C` holds SIGINT for the whole run and never raises for the
+first Ctrl-C: it cancels the run's anyio scope, which anyio delivers again at every
+``await`` until the scope has exited, so nothing on the way out can swallow it, and the run
+then ends with ``KeyboardInterrupt`` for the command to report in one line. A Ctrl-C pressed
+before the run (while the command imported, and dropped there) stops it before it starts.
+A second Ctrl-C, while the clean-up still waits (a server slow to stop), raises at once. At
+a prompt the terminal is in raw mode, where Ctrl-C is a key that cancels the form, so
+prompts run with ``handle_sigint=False`` and never take the signal over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+
+from elicitkit._interrupt import CTRL_C
+
+T = TypeVar("T")
+
+
+def run_interruptibly(main: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``anyio.run(main, *args)``, where a Ctrl-C at any moment stops the whole run.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C was pressed; everything the run started has unwound.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return anyio.run(main, *args)  # signals reach the main thread only: nothing to own
+    CTRL_C.check()
+    # Installed here too, for a caller that is not the command line's process (a test).
+    previous = signal.signal(signal.SIGINT, CTRL_C.handle)
+    try:
+        outcome = anyio.run(_cancelled_by_ctrl_c, main, args)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    CTRL_C.check()
+    if not outcome:
+        raise KeyboardInterrupt  # not reached: only a Ctrl-C cancels the scope
+    return outcome[0]
+
+
+async def _cancelled_by_ctrl_c(
+    main: Callable[..., Awaitable[T]], args: tuple[Any, ...]
+) -> tuple[T, ...]:
+    loop = asyncio.get_running_loop()
+    with anyio.CancelScope() as scope:
+        # The handler runs between two bytecodes of whatever the loop was doing: the
+        # cancellation itself is left to the loop.
+        def cancel() -> None:
+            loop.call_soon_threadsafe(scope.cancel)
+
+        CTRL_C.on_first = cancel
+        try:
+            return (await main(*args),)
+        finally:
+            CTRL_C.on_first = None
+    return ()  # cancelled by a Ctrl-C: run_interruptibly raises
