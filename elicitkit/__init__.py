@@ -6,7 +6,7 @@ into your type, with every problem reported per field.
 
 The root holds what a tool author types daily. The rest lives in public submodules:
 `elicitkit.errors` (every exception), `elicitkit.stores` (where dialogues are recorded,
-``MemoryStore`` and ``RedisStore``), `elicitkit.url` (URL mode and its completion routers),
+``MemoryStore`` and ``RedisStore``), `elicitkit.url` (URL mode and its URL routers),
 `elicitkit.replay` (the caps on a 2026-07-28 dialogue, ``ReplayLimits``, and ``replaying()``),
 `elicitkit.protocol` (the protocol versions), `elicitkit.testing` (a scripted user and a
 pytest plugin).

@@ -131,7 +131,7 @@ class TooManyCheckboxes(ElicitError):
 
 
 class TooManyOpenUrls(ElicitError):
-    """The server holds as many open URL elicitations as its completion router may.
+    """The server holds as many open URL elicitations as its URL router may.
 
     Raised by ``ask_url()`` and ``require_url()`` before anything is sent. The routes already
     open are kept (another user's page can still complete); the new question is refused.

@@ -287,7 +287,7 @@ def test_installing_a_second_server_does_not_reroute_the_first(
     assert _router(local) is None
 
 
-def test_a_chosen_completion_router_wins_over_the_variable(
+def test_a_chosen_url_router_wins_over_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ELICITKIT_REDIS_URL", "redis://127.0.0.1:1/0")

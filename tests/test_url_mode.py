@@ -437,7 +437,7 @@ def test_installing_again_with_another_router_is_refused() -> None:
     with pytest.raises(TypeError) as raised:
         install(server, url_router=LocalUrlRouter())
     assert str(raised.value) == (
-        "Cannot install elicitkit on this MCPServer again with another completion router: it "
+        "Cannot install elicitkit on this MCPServer again with another URL router: it "
         "is already installed, and the URL elicitations it opened are routed through the "
         "first. Call install(server, url_router=...) once, before serving."
     )

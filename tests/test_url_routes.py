@@ -325,7 +325,7 @@ async def test_a_full_router_refuses_a_new_question_and_keeps_the_open_ones(
             assert refused.is_error
             assert text_of(refused) == (
                 "Error executing tool connect: The server already holds 2 open URL "
-                "elicitations, the limit of its completion router (max_routes), so it cannot "
+                "elicitations, the limit of its URL router (max_routes), so it cannot "
                 "send the user to this page: the open ones are kept rather than dropped for "
                 "this one. Try again once some are done, or give the router a larger "
                 "max_routes."
@@ -348,7 +348,7 @@ def test_router_limits_must_be_whole_numbers(limits: dict[str, Any]) -> None:
     with pytest.raises(ValueError) as raised:
         LocalUrlRouter(**limits)
     assert str(raised.value) == (
-        f"A completion router's {name} must be a whole number of routes, at least 1, not {value!r}."
+        f"A URL router's {name} must be a whole number of routes, at least 1, not {value!r}."
     )
 
 

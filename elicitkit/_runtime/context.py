@@ -202,7 +202,7 @@ class ToolRun:
             also uses the SDK's own ``Resolve``), or ``None``; called at most once, by the
             first ``ask()`` (see `refusal`).
         target: The tool's name (or the prompt's, or the resource's URI), for the log.
-        url_router: The server's URL-mode completion router, or ``None`` for the process
+        url_router: The server's URL router (URL mode), or ``None`` for the process
             default (`elicitkit.url.use_url_router`).
         steps: Where durable steps are recorded (2026-07-28; ``None``: not recorded).
         on_unsupported: The server's policy for a client that cannot show forms

@@ -37,7 +37,7 @@ from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported, ElicitE
 
 
 def router_of(run: ToolRun) -> UrlRouter:
-    """The completion router of the server the call ``run`` belongs to."""
+    """The URL router of the server the call ``run`` belongs to."""
     return router_for(run.url_router)
 
 
@@ -147,7 +147,7 @@ async def ask_url(
     Raises:
         ElicitationUnsupported: The client did not declare URL mode; nothing was sent.
         ElicitationUnsupported: The call speaks MCP 2025-06-18, which has no URL mode.
-        TooManyOpenUrls: The server's completion router is full; nothing was sent.
+        TooManyOpenUrls: The server's URL router is full; nothing was sent.
         FormDefinitionError: ``key`` is malformed or already used in this call; nothing
             was sent.
         ElicitError: ``ask_url()`` was called outside a handler, or beside the SDK's
@@ -242,7 +242,7 @@ async def require_url(
 
     Raises:
         ElicitationUnsupported: The client did not declare URL mode.
-        TooManyOpenUrls: The server's completion router is full.
+        TooManyOpenUrls: The server's URL router is full.
         FormDefinitionError: ``key`` is malformed or already used in this call.
         ElicitError: ``require_url()`` was called outside a handler, or beside the SDK's
             Resolve.

@@ -40,7 +40,7 @@ Notify = Callable[[], Awaitable[None]]
 
 
 class AskingSession(Protocol):
-    """The client session a URL question was asked in, as a completion router sees it.
+    """The client session a URL question was asked in, as a URL router sees it.
 
     Compared by identity: one object per session, the same for every call in it.
     """
@@ -137,7 +137,7 @@ class RouteTable:
             given = cast("object", value)  # checked at run time: callers may pass anything
             if isinstance(given, bool) or not isinstance(given, int) or given < 1:
                 raise ValueError(
-                    f"A completion router's {name} must be a whole number of routes, at least "
+                    f"A URL router's {name} must be a whole number of routes, at least "
                     f"1, not {value!r}."
                 )
         self.max_routes = max_routes
@@ -175,7 +175,7 @@ class RouteTable:
             if len(self._routes) >= self.max_routes:
                 raise TooManyOpenUrls(
                     f"The server already holds {self.max_routes:,} open URL elicitations, the "
-                    "limit of its completion router (max_routes), so it cannot send the user "
+                    "limit of its URL router (max_routes), so it cannot send the user "
                     "to this page: the open ones are kept rather than dropped for this one. "
                     "Try again once some are done, or give the router a larger max_routes."
                 )

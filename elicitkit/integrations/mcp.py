@@ -142,7 +142,7 @@ def install_in_chain(
 
     Raises:
         TypeError: The chain has no ``RequestStateBoundary``, or elicitkit is already in it
-            with another store, limits, completion router or policy.
+            with another store, limits, URL router or policy.
     """
     store, limits, url_router = options.store, options.limits, options.url_router
     tasks, on_unsupported = options.tasks, options.on_unsupported
@@ -161,7 +161,7 @@ def install_in_chain(
                 "store. Call install(server, store=..., limits=...) once, before serving."
                 if url_router is None or url_router is installed.router
                 else f"Cannot install elicitkit on this {host.name} again with another "
-                "completion router: it is already installed, and the URL elicitations it "
+                "URL router: it is already installed, and the URL elicitations it "
                 "opened are routed through the first. Call install(server, url_router=...) "
                 "once, before serving."
             )
