@@ -19,8 +19,9 @@ import elicitkit
 from elicitkit import ask, step
 from elicitkit._replay.once import AtMostOnce
 from elicitkit._replay.store import Claim
+from elicitkit.protocol import PROTOCOL_VERSIONS
 from elicitkit.stores import MemoryStore, OutcomeStore
-from elicitkit.testing import ScriptedUser, accept, assert_steps_run_once, count_runs
+from elicitkit.testing import ScriptedUser, ScriptError, accept, assert_steps_run_once, count_runs
 
 if TYPE_CHECKING:
     from elicitkit.testing import StepsRunOnce
@@ -72,6 +73,31 @@ async def test_count_runs_reports_the_body_and_each_step_on_every_era(sdk: str) 
     assert {r.result.content[0].text for r in runs} == {  # type: ignore[union-attr]
         "receipt for 40, shipping to Oslo"
     }
+
+
+async def test_count_runs_tells_a_user_factory_that_takes_it_the_era(sdk: str) -> None:
+    told: list[str] = []
+
+    def user_for(protocol: str) -> ScriptedUser:
+        told.append(protocol)
+        return ScriptedUser(accept(value=True), accept(value=f"Oslo {protocol}"))
+
+    runs = await count_runs(shop(sdk, MemoryStore()), "buy", {"item": "lamp"}, user=user_for)
+    assert told == [r.protocol for r in runs] == list(PROTOCOL_VERSIONS)
+    assert [r.result.content[0].text for r in runs] == [  # type: ignore[union-attr]
+        f"receipt for 40, shipping to Oslo {protocol}" for protocol in PROTOCOL_VERSIONS
+    ]
+
+
+async def test_count_runs_calls_scripted_user_itself_with_no_argument() -> None:
+    # ScriptedUser(*replies) takes no positional parameter: an empty user, never one whose
+    # first reply is the version (then the form would meet a str, not a missing answer).
+    with pytest.raises(ScriptError) as caught:
+        await count_runs(shop("mcp", MemoryStore()), "buy", {"item": "lamp"}, user=ScriptedUser)
+    assert str(caught.value) == (
+        "The scripted user had no answer for the form 'Pay 40?' (fields value), so it was "
+        "cancelled. Add a reply for it (on_form, on_key, on_message or then)."
+    )
 
 
 async def test_assert_steps_run_once_passes_across_two_servers_sharing_a_store(sdk: str) -> None:

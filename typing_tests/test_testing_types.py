@@ -20,6 +20,7 @@ from elicitkit.testing import (
     assert_steps_run_once,
     cancel,
     connect,
+    count_runs,
     decline,
     delay,
     invalid,
@@ -50,3 +51,19 @@ async def check_steps_run_once(server: Any, steps_run_once: StepsRunOnce) -> Non
     assert_type(runs.steps["pay"], int)
     fixture: StepsRunOnce = assert_steps_run_once  # the fixture is the function
     assert_type(await fixture(server, "buy", user=ScriptedUser()), Runs)
+
+
+def user_for_every_era() -> ScriptedUser:
+    return ScriptedUser(accept(value=True))
+
+
+def user_for_one_era(protocol: str) -> ScriptedUser:
+    return ScriptedUser(accept(value=protocol != "2025-06-18"))
+
+
+async def check_count_runs(server: Any) -> None:
+    assert_type(await count_runs(server, "buy", user=user_for_every_era), list[Runs])
+    assert_type(await count_runs(server, "buy", user=user_for_one_era), list[Runs])
+    fresh = await count_runs(server, "buy", user=lambda protocol: ScriptedUser(accept(v=protocol)))
+    assert_type(fresh, list[Runs])
+    assert_type(await count_runs(server, "buy", user=ScriptedUser), list[Runs])

@@ -3,11 +3,13 @@
 2025-06-18 has no arrays, so a multi-select cannot be sent as one. Booleans are in its
 grammar, so each choice becomes a boolean property ``<key>__<n>`` (n counts the choices from
 1), titled with the field's title and the choice's label, prefilled from the field's default.
-The answer is folded back into the list of chosen wire values, in the choices' order
-(nothing ticked on an optional field without a default: left out, so ``None``),
+The answer is folded back into the list of chosen wire values, in the choices' order,
 before the form's decoder runs: the same ``minItems``/``maxItems`` checks, the same
-messages, against the multi-select's own key. Up to `MAX_CHECKBOXES` choices; more raise
-`TooManyCheckboxes`, an `ElicitError`, before anything is sent.
+messages, against the multi-select's own key. A box the answer leaves out (or sends as
+``null``, which means absent) keeps its default, and an answer with none of a field's boxes
+leaves the field out, so it gets its default as on the other versions. Up to
+`MAX_CHECKBOXES` of the choices a call offers (after its per-call options); more raise
+`TooManyCheckboxes`, an `ElicitError`, before anything is sent (`too_many_checkboxes`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, cast
 
 from elicitkit._compiler.form_spec import MISSING, FieldSpec, FormSpec, Kind
 from elicitkit._compiler.prefill import wire_default
-from elicitkit.errors import FieldError, FormDefinitionError, InvalidContent, TooManyCheckboxes
+from elicitkit.errors import FieldError, FormDefinitionError, InvalidContent
 from elicitkit.protocol import MAX_CHECKBOXES
 
 SEPARATOR = "__"
@@ -33,21 +35,35 @@ def has_multi(spec: FormSpec) -> bool:
     return any(field.kind is Kind.MULTI_CHOICE for field in spec.fields)
 
 
+def too_many_checkboxes(spec: FormSpec, hidden: frozenset[str] = frozenset()) -> str | None:
+    """Why ``spec`` cannot be asked on 2025-06-18 (`TooManyCheckboxes`'s text), or ``None``.
+
+    Judged on the form as one call shows it: ``spec`` carries the call's own options
+    (``Overrides(choices=...)``), and a field in ``hidden`` (wire keys) shows no box at all,
+    so narrowing or hiding a long multi-select for a call lets it be asked.
+    """
+    for field in spec.fields:
+        count = len(field.choices)
+        if field.kind is Kind.MULTI_CHOICE and count > MAX_CHECKBOXES and field.key not in hidden:
+            return (
+                f"Cannot ask for '{field.attr}' of {spec.name} on MCP 2025-06-18: it has "
+                f"{count} choices, and that version has no multi-select, so elicitkit sends "
+                f"one checkbox per choice, up to {MAX_CHECKBOXES}. Offer at most "
+                f"{MAX_CHECKBOXES} choices (per call with Overrides(choices=...)), or catch "
+                "the error and carry on without it."
+            )
+    return None
+
+
 def render_checkboxes(spec: FormSpec, field: FieldSpec) -> dict[str, dict[str, Any]]:
     """The boolean properties that stand for ``field`` on 2025-06-18.
 
+    Renders every choice: whether there are too many is judged on the form a call finally
+    shows (`too_many_checkboxes`), since a call may narrow the declared ones.
+
     Raises:
-        TooManyCheckboxes: The field has more than `MAX_CHECKBOXES` choices.
         FormDefinitionError: A checkbox's key is also the key of another field.
     """
-    count = len(field.choices)
-    if count > MAX_CHECKBOXES:
-        raise TooManyCheckboxes(
-            f"Cannot ask for '{field.attr}' of {spec.name} on MCP 2025-06-18: it has {count} "
-            f"choices, and that version has no multi-select, so elicitkit sends one checkbox "
-            f"per choice, up to {MAX_CHECKBOXES}. Offer at most {MAX_CHECKBOXES} choices (per "
-            "call with Overrides(choices=...)), or catch the error and carry on without it."
-        )
     keys = {other.key for other in spec.fields}
     default = wire_default(field)
     chosen = set(cast("list[str]", default)) if default is not MISSING else set[str]()
@@ -64,12 +80,23 @@ def render_checkboxes(spec: FormSpec, field: FieldSpec) -> dict[str, dict[str, A
         label = choice.wire if choice.label is None else choice.label
         box["title"] = f"{field.title}: {label}" if field.show_title else label
         if index == 0:
-            said = " ".join(part for part in (field.description, bounds) if part)
+            said = _described(field.description, bounds)
             if said:
                 box["description"] = said
         box["default"] = choice.wire in chosen
         out[key] = box
     return out
+
+
+def _described(description: str | None, bounds: str | None) -> str | None:
+    """The first box's help: the field's description, then the bounds, as sentences."""
+    if not description or not bounds:
+        return description or bounds
+    # "Pick your toppings" + "Tick at least 1." would read as one run-on sentence.
+    text = description.rstrip()
+    if not text.endswith((".", "!", "?")):
+        text += "."
+    return f"{text} {bounds}"
 
 
 def _bounds(field: FieldSpec) -> str | None:
@@ -110,7 +137,16 @@ def fold_checkboxes(spec: FormSpec, content: object) -> object:
     """The answer with each multi-select's checkboxes folded back into its list.
 
     Linear in the content. Content that is not an object is passed on for the decoder to
-    refuse; a checkbox that is not ``true`` or ``false`` is refused here, on its own key.
+    refuse; a checkbox that is not ``true``, ``false`` or ``null`` is refused here, on its
+    own key.
+
+    Each box is a property with its own ``default`` (ticked when its choice is in the
+    field's default), so a box left out, or sent as ``null`` (absent, as everywhere in an
+    answer), keeps that default: a client that sends only what the user touched loses
+    nothing. An answer without any of a field's boxes leaves the field out, so the decoder
+    gives it its default (or ``None``) exactly as on 2025-11-25, where the whole list is one
+    property; only a required field without a default, whose boxes are never required on
+    the wire, is then the empty choice.
 
     Raises:
         InvalidContent: A checkbox holds something other than a boolean.
@@ -123,17 +159,30 @@ def fold_checkboxes(spec: FormSpec, content: object) -> object:
     for field in spec.fields:
         if field.kind is not Kind.MULTI_CHOICE:
             continue
+        default = wire_default(field)
+        chosen = set(cast("list[str]", default)) if default is not MISSING else set[str]()
         ticked: list[str] = []
+        answered = False
         for index, choice in enumerate(field.choices):
             key = checkbox_key(field, index)
-            value = folded.pop(key, False)
-            if type(value) is not bool:
+            value = folded.pop(key, None)
+            if value is None:
+                value = choice.wire in chosen
+            elif type(value) is not bool:
                 problems.append(FieldError(key, "Expected true or false."))
-            elif value:
+                continue
+            else:
+                answered = True
+            if value:
                 ticked.append(choice.wire)
-        # Nothing ticked on an optional field without a default: no answer (``None``), as
-        # when the field is left out; with a default, or required, it is the empty choice.
-        if ticked or field.required or wire_default(field) is not MISSING:
+        if not answered:
+            if field.required and default is MISSING:
+                folded[field.key] = []  # its boxes were never required: none ticked
+            continue  # absent: the decoder gives the field's default, as on other versions
+        # Boxes given and none ticked, on an optional field without a default: no answer
+        # (``None``), as when the field is left out; with a default, the user unticked
+        # it, so it is the empty choice.
+        if ticked or field.required or default is not MISSING:
             folded[field.key] = ticked
     if problems:
         raise InvalidContent(spec.name, problems)

@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitkit._compiler.checkboxes import fold_checkboxes, has_multi
+from elicitkit._compiler.checkboxes import fold_checkboxes, has_multi, too_many_checkboxes
 from elicitkit._compiler.decode import PlanEntry, build_decoder, build_rebuilder, field_plan
 from elicitkit._compiler.form_spec import Decoder, FormSpec, FormStyle, Rebuilder
 from elicitkit._compiler.introspect import STYLE_ATTRIBUTE, check_style, inspect_form
@@ -34,6 +34,7 @@ from elicitkit._compiler.overrides import Overrides, OverridesCache
 from elicitkit._compiler.prepared_form import PreparedForm
 from elicitkit._compiler.render import render_schema
 from elicitkit._lru import Lru
+from elicitkit.errors import TooManyCheckboxes
 from elicitkit.protocol import FIRST_PROTOCOL, LATEST_PROTOCOL, ProtocolVersion, check_protocol
 
 _ATTRIBUTE = "__elicitkit_form__"
@@ -80,6 +81,8 @@ class CompiledForm:
         Raises:
             FormDefinitionError: The form cannot be rendered on ``version``, or the
                 overrides do not fit it (checked in that order).
+            TooManyCheckboxes: On 2025-06-18, a multi-select of the form as this call
+                shows it (after ``overrides``) has too many choices.
         """
         prepared = self.prepared.get((version, legacy_enum_names))
         if prepared is None:
@@ -92,11 +95,16 @@ class CompiledForm:
                 schema,
                 self.current_decoder,
                 self.current_rebuilder,
+                too_many_checkboxes(self.spec) if version == FIRST_PROTOCOL else None,
             )
             self.prepared[version, legacy_enum_names] = prepared
-        if overrides is None:
-            return prepared
-        return self.overridden.apply(self.spec, overrides).prepare(prepared)
+        if overrides is not None:
+            prepared = self.overridden.apply(self.spec, overrides).prepare(prepared)
+        # Judged after the overrides: the fix the error suggests (fewer choices per call
+        # with Overrides(choices=...)) must work.
+        if prepared.refusal is not None:
+            raise TooManyCheckboxes(prepared.refusal)
+        return prepared
 
     def current_decoder(self) -> Decoder:
         """The form's decoder, made at its first use."""
@@ -202,26 +210,23 @@ def decode(tp: Any, content: object, protocol: str, *, overrides: Overrides | No
     """
     compiled = compiled_form(tp)
     if protocol not in compiled.decodable:
-        _check_decodable(compiled, check_protocol(protocol))
+        compiled.decodable.add(check_protocol(protocol))  # a known version, checked once
     spec = compiled.spec
     decoder = compiled.current_decoder
+    hidden: frozenset[str] = frozenset()
     if overrides is not None:
         overridden = compiled.overridden.apply(compiled.spec, overrides)
-        spec = overridden.spec
+        spec, hidden = overridden.spec, overridden.hidden
         if overridden.decodes_differently:
             decoder = overridden.decoder
     if protocol == FIRST_PROTOCOL and has_multi(spec):
+        # A multi-select with too many choices (in this call) cannot have been asked on
+        # 2025-06-18: asking refuses it, with the same error as here.
+        refusal = too_many_checkboxes(spec, hidden)
+        if refusal is not None:
+            raise TooManyCheckboxes(refusal)
         content = fold_checkboxes(spec, content)  # asked as checkboxes there
     return decoder()(content)
-
-
-def _check_decodable(compiled: CompiledForm, version: ProtocolVersion) -> None:
-    spec = compiled.spec
-    if version == FIRST_PROTOCOL and has_multi(spec):
-        # A multi-select with too many choices cannot have been asked on 2025-06-18:
-        # rendering refuses it, with the same error as here.
-        render_schema(spec, version)
-    compiled.decodable.add(version)
 
 
 def compile_form_class(cls: type, message: str | None, style: FormStyle | None = None) -> None:

@@ -28,7 +28,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from elicitkit._compiler.checkboxes import render_checkboxes, replace_checkboxes
+from elicitkit._compiler.checkboxes import (
+    render_checkboxes,
+    replace_checkboxes,
+    too_many_checkboxes,
+)
 from elicitkit._compiler.choices import choice_settings
 from elicitkit._compiler.decode import (
     Builder,
@@ -167,8 +171,18 @@ class OverriddenForm:
                 del schema["required"]  # the grammar has no empty `required`: render omits it
         decoder = self.decoder if self.decodes_differently else base.current_decoder
         rebuilder = self.rebuilder if self.decodes_differently else base.current_rebuilder
+        refusal = None
+        if base.protocol == FIRST_PROTOCOL:
+            refusal = too_many_checkboxes(self.spec, hidden)  # this call's choices count
         prepared = PreparedForm(
-            base.tp, self.spec, base.protocol, base.legacy_enum_names, schema, decoder, rebuilder
+            base.tp,
+            self.spec,
+            base.protocol,
+            base.legacy_enum_names,
+            schema,
+            decoder,
+            rebuilder,
+            refusal,
         )
         self.prepared[base] = prepared
         return prepared

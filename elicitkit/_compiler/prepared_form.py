@@ -58,6 +58,9 @@ class PreparedForm:
         legacy_enum_names: Whether labelled single choices use ``enumNames`` (see
             `requested_schema`).
         schema: The wire ``requestedSchema``. Shared by every question: read-only.
+        refusal: Why this form cannot be asked (`TooManyCheckboxes`'s text: too many
+            checkboxes on 2025-06-18), or ``None``. Kept rather than raised when made, as
+            a call's overrides, applied to this form, may narrow the choices.
     """
 
     tp: Any
@@ -71,6 +74,7 @@ class PreparedForm:
     current_rebuilder: Callable[[], Rebuilder]
     """Returns the form's rebuilder, for answers this form's decoder accepted in an earlier
     round (made at its first use)."""
+    refusal: str | None = None
     _questions: Lru[str | None, RenderedQuestion] = field(
         default_factory=lambda: Lru[str | None, RenderedQuestion](MAX_MESSAGES)
     )

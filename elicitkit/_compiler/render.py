@@ -29,11 +29,12 @@ def render_schema(
             2025-06-18, which knows no other.
 
     On 2025-06-18, which has no arrays, a multi-select is one checkbox per choice
-    (`elicitkit._compiler.checkboxes`); checkboxes are never required.
+    (`elicitkit._compiler.checkboxes`); checkboxes are never required. Every declared
+    choice gets its box here; the limit on how many is judged on what a call shows
+    (`too_many_checkboxes`, in the compile cache).
 
     Raises:
-        TooManyCheckboxes: ``protocol`` is 2025-06-18 and a multi-select has more choices
-            than `MAX_CHECKBOXES`.
+        FormDefinitionError: A checkbox's key is the key of another field.
     """
     legacy = legacy_enum_names or protocol == FIRST_PROTOCOL
     boxes = protocol == FIRST_PROTOCOL

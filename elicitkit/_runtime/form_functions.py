@@ -63,6 +63,8 @@ def requested_schema(
 
     Raises:
         FormDefinitionError: The form cannot be expressed, or not on this version.
+        TooManyCheckboxes: ``protocol`` is 2025-06-18 and a multi-select offers more than
+            `MAX_CHECKBOXES` choices (after ``overrides``).
         ValueError: ``protocol`` is not a version with elicitation.
     """
     with _reaching_the_client():

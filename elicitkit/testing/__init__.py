@@ -1,7 +1,7 @@
 """Test tools that ask questions: a scripted user, client profiles, and a pytest plugin.
 
-Connect the real SDK client to your server in memory, on any protocol era, answer its forms
-from a script, and check what the client was shown::
+Connect the real SDK client to your server (in memory, or over stdio or HTTP), on any
+protocol era, answer its forms from a script, and check what the client was shown::
 
     from elicitkit.testing import ScriptedUser, accept, connect
 

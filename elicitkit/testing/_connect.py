@@ -48,7 +48,8 @@ async def connect(
 
     Args:
         server: An ``MCPServer`` or a ``fastmcp.FastMCP`` (connected in memory), or
-            anything ``mcp.Client`` accepts.
+            anything ``mcp.Client`` accepts: a ``StdioServerParameters`` (a server process
+            over stdio), a URL (streamable HTTP), a ``Transport``.
         protocol: The version to speak. 2025-06-18 is negotiated by the initialize
             handshake, which ``mcp.Client`` alone cannot do (it always offers 2025-11-25).
         user: Who answers the forms; by default a `ScriptedUser` with no answers, so any

@@ -12,6 +12,7 @@ and count only the runs of their own call: each sends a fresh tag in its request
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import secrets
 from collections import Counter
@@ -96,12 +97,16 @@ def _runs(protocol: str, result: types.CallToolResult, counts: Counter[str]) -> 
     return Runs(protocol, result, counts[""], ran)
 
 
+UserFactory = Callable[[str], ScriptedUser] | Callable[[], ScriptedUser]
+"""Makes a fresh scripted user; given the era's protocol version if it takes a parameter."""
+
+
 async def count_runs(
     server: Any,
     tool: str,
     arguments: Mapping[str, Any] | None = None,
     *,
-    user: Callable[[], ScriptedUser],
+    user: UserFactory,
     protocols: Sequence[str] = PROTOCOL_VERSIONS,
 ) -> list[Runs]:
     """Call ``tool`` once on each protocol era, and count what ran each time.
@@ -110,7 +115,9 @@ async def count_runs(
         server: An ``MCPServer`` or a ``fastmcp.FastMCP`` with elicitkit installed.
         tool: The tool's name.
         arguments: The tool's arguments.
-        user: Makes a fresh scripted user for each era (a user's replies are used up).
+        user: Makes a fresh scripted user for each era (a user's replies are used up):
+            called with the era's protocol version (``user("2025-06-18")``) if it takes
+            a positional parameter, else with no argument.
         protocols: The eras to run on; by default every one.
 
     Returns:
@@ -122,10 +129,26 @@ async def count_runs(
     found: list[Runs] = []
     for protocol in protocols:
         with _counting(tool) as (counts, meta):
-            async with connect(server, protocol=protocol, user=user()) as client:
+            async with connect(server, protocol=protocol, user=_user_for(user, protocol)) as client:
                 result = await client.call_tool(tool, dict(arguments or {}), meta=meta)
         found.append(_runs(protocol, result, counts))
     return found
+
+
+def _user_for(user: UserFactory, protocol: str) -> ScriptedUser:
+    """A fresh user from ``user``, told ``protocol`` if it takes a positional parameter.
+
+    Not by trying the call: ``ScriptedUser`` itself (``*replies``) is a factory of an
+    empty user, and must not get the version as a reply.
+    """
+    try:
+        parameters = inspect.signature(user).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: call it as before
+        parameters = None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if parameters is not None and any(p.kind in positional for p in parameters):
+        return cast("Callable[[str], ScriptedUser]", user)(protocol)
+    return cast("Callable[[], ScriptedUser]", user)()
 
 
 async def assert_steps_run_once(

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import anyio
 
 from elicitkit import requested_schema
+from elicitkit._compiler.checkboxes import SEPARATOR
+from elicitkit.protocol import FIRST_PROTOCOL
 
 Action = Literal["accept", "decline", "cancel"]
 
@@ -55,6 +59,10 @@ def accept(content: Mapping[str, Any] | None = None, /, **fields: Any) -> Reply:
     Fields left out are absent, or prefilled with their default by a client that applies
     defaults (the default, and every profile but ``ignores-defaults``). A field given as
     `CLEARED` was filled and then emptied: the client decides what that sends.
+
+    A multi-select is a list of its options' values on every era: on 2025-06-18, where it
+    arrives as one checkbox per option, the user ticks the boxes of the listed options and
+    unticks the others (see `ScriptedUser`).
     """
     return Reply("accept", {**(content or {}), **fields})
 
@@ -94,7 +102,8 @@ class FormRequest:
         params: Every parameter of the request, as the SDK client parsed it (the SDK's
             model fills in ``mode: "form"`` even on 2025-06-18, where the wire has none).
         reply: What the scripted user answered, or ``None`` if it never got to answer (a
-            profile that declines or hangs, or a schema a strict client refused).
+            profile that declines or hangs, or a schema a strict client refused). On
+            2025-06-18 a multi-select given as a list is here as the boxes it ticked.
         sent: What the client sent back: an ``ElicitResult`` as a dict (after the profile
             applied defaults or dropped content), or an error as ``{"error": {...}}``.
         stopped: The errors the client showed in the form instead of sending an answer
@@ -133,7 +142,11 @@ class _Rule:
                 for legacy in (False, True)
             )
         if self.kind == "key":
-            return self.target in request.schema.get("properties", {})
+            properties = request.schema.get("properties", {})
+            # On 2025-06-18 a multi-select's key is its checkboxes' (``<key>__1``, ...).
+            return self.target in properties or (
+                request.protocol == FIRST_PROTOCOL and f"{self.target}{SEPARATOR}1" in properties
+            )
         if self.kind == "message":
             return bool(self.target.search(request.message))
         return True
@@ -165,6 +178,13 @@ class ScriptedUser:
 
     A form that no rule answers, or a reply with a key the form does not have, fails the
     test when the connection closes (the client cancels that form meanwhile).
+
+    A multi-select is answered with a list on every era. On 2025-06-18 it arrives as one
+    checkbox per option (``<key>__1``, ``<key>__2``, ...), and the user ticks the boxes of
+    the listed options and unticks the others: a box is found by the option's value, from
+    the form type for an `on_form` rule, else by the option's label in the box's title
+    ("Toppings: Olives"), which is its value unless the options are labelled; give such a
+    label to an in-order or `on_key` reply, or answer with `on_form`.
 
     Attributes:
         requests: Every form shown, in order, with the reply given.
@@ -218,11 +238,16 @@ class ScriptedUser:
         for rule in (*self._rules, self._in_order):
             if rule.matches(request):
                 reply = rule.replies.pop(0)
-                problem = _unknown_keys(reply, request)
+                form = rule.target if rule.kind == "form" else None
+                ticked = _ticking(reply, request, form)
+                if isinstance(ticked, str):
+                    self.problems.append(ticked)
+                    return None
+                problem = _unknown_keys(ticked, request)
                 if problem is not None:
                     self.problems.append(problem)
                     return None
-                return reply
+                return ticked
         fields = ", ".join(request.schema.get("properties", {}))
         self.problems.append(
             f"The scripted user had no answer for the form {request.message!r} (fields "
@@ -246,6 +271,98 @@ class ScriptedUser:
         if reply.delay:
             await anyio.sleep(reply.delay)
         return reply
+
+
+def _ticking(reply: Reply, request: FormRequest, form: Any) -> Reply | str:
+    """``reply`` with each multi-select given as a list turned into its boxes (2025-06-18).
+
+    Every box of the field is sent, ticked or not, as a person answers a column of
+    checkboxes. Returns why an option could not be found, instead, as a sentence.
+    """
+    content = reply.content
+    if request.protocol != FIRST_PROTOCOL or not reply.checked or not content:
+        return reply
+    properties: Mapping[str, Any] = request.schema.get("properties", {})
+    lists = {
+        key
+        for key, value in content.items()
+        if key not in properties and isinstance(value, (list, tuple, set, frozenset))
+    }
+    boxes = _boxes(properties, lists) if lists else {}
+    if not boxes:
+        return reply
+    out: dict[str, Any] = {}
+    for key, value in content.items():
+        names = boxes.get(key)
+        if names is None:
+            out[key] = value
+            continue
+        titles = [str(properties[name].get("title", name)) for name in names]
+        options = _options(form, key, len(names))
+        ticked: set[int] = set()
+        for item in cast("Sequence[object]", value):
+            index = _box_of(item, titles, options)
+            if index is None:
+                shown = ", ".join(repr(title) for title in titles)
+                return (
+                    f"The scripted answer to {request.message!r} ticks {item!r} for {key!r}, "
+                    f"which 2025-06-18 asks as checkboxes, and no box is that option: they "
+                    f"are {shown}. Give the option's value or the label its box shows, or "
+                    "answer with on_form(FormType, ...), which knows the options' values."
+                )
+            ticked.add(index)
+        out.update({name: index in ticked for index, name in enumerate(names)})
+    return Reply(reply.action, out, reply.checked, reply.delay)
+
+
+def _boxes(properties: Mapping[str, Any], wanted: AbstractSet[str]) -> dict[str, list[str]]:
+    """The checkbox keys of each field in ``wanted``, in their options' order (one pass)."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for name, prop in properties.items():
+        field, separator, number = name.rpartition(SEPARATOR)
+        if (
+            separator
+            and field in wanted
+            and number.isascii()
+            and number.isdigit()
+            and isinstance(prop, Mapping)
+            and cast("Mapping[str, Any]", prop).get("type") == "boolean"
+        ):
+            found.setdefault(field, []).append((int(number), name))
+    return {field: [name for _, name in sorted(names)] for field, names in found.items()}
+
+
+def _options(form: Any, key: str, count: int) -> dict[str, int] | None:
+    """The form type's options for ``key`` by value, as the boxes order them, if known.
+
+    Read from the form's 2025-11-25 schema, where the multi-select is one list; ``None``
+    when there is no form type, or the call offered other options (a different count).
+    """
+    if form is None:
+        return None
+    items = requested_schema(form, protocol="2025-11-25")["properties"].get(key, {}).get("items")
+    if not isinstance(items, Mapping):
+        return None
+    items = cast("Mapping[str, Any]", items)
+    values = items.get("enum") or [option.get("const") for option in items.get("anyOf", ())]
+    if len(values) != count:
+        return None
+    return {str(value): index for index, value in enumerate(values)}
+
+
+def _box_of(item: object, titles: Sequence[str], options: Mapping[str, int] | None) -> int | None:
+    """The index of the box that stands for option ``item``, or ``None``."""
+    if isinstance(item, enum.Enum):
+        item = item.value
+    if not isinstance(item, (str, int)) or isinstance(item, bool):
+        return None
+    text = str(item)
+    if options is not None and text in options:
+        return options[text]
+    # A box is titled "Field: label", or "label" alone when the field's title is hidden;
+    # of several that end so ("A: b" and "A: x: b"), the shortest has no more of a label.
+    matches = [i for i, title in enumerate(titles) if title == text or title.endswith(f": {text}")]
+    return min(matches, key=lambda i: len(titles[i])) if matches else None
 
 
 def _unknown_keys(reply: Reply, request: FormRequest) -> str | None:
