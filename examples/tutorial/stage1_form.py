@@ -10,8 +10,6 @@ The guide's pages grow this app one stage at a time: each stage is this file wit
 added (docs/forms.md shows this one).
 """
 
-from __future__ import annotations
-
 import sys
 from dataclasses import dataclass
 from enum import Enum

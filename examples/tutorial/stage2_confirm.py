@@ -7,8 +7,6 @@ goes after the last question: code there runs at most once per call (docs/replay
     python examples/tutorial/stage2_confirm.py [--fastmcp]
 """
 
-from __future__ import annotations
-
 import sys
 from dataclasses import dataclass
 from enum import Enum

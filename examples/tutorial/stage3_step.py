@@ -7,8 +7,6 @@ every later round gets its recorded receipt instead of paying again (docs/steps.
     python examples/tutorial/stage3_step.py [--fastmcp]
 """
 
-from __future__ import annotations
-
 import sys
 from dataclasses import dataclass
 from enum import Enum

@@ -9,8 +9,6 @@ call (docs/long-work.md).
     python examples/tutorial/stage4_task.py [--fastmcp]
 """
 
-from __future__ import annotations
-
 import sys
 from dataclasses import dataclass
 from enum import Enum

@@ -10,8 +10,6 @@ one the customer clicked, so without forms the refund waits for the shop's staff
     python examples/tutorial/stage5_fallback.py [--fastmcp]
 """
 
-from __future__ import annotations
-
 import sys
 from dataclasses import dataclass
 from enum import Enum
