@@ -171,6 +171,18 @@ def _tab(browser: Browser, server: Server, work: Path) -> Generator[Page]:
 
 
 def _take(page: Page, picture: Picture, path: Path) -> Path:
+    """Take PICTURE into PATH, or say which picture could not be taken, and why."""
+    try:
+        _shoot(page, picture, path)
+    except Exception as error:
+        raise RuntimeError(
+            f"Could not take the picture {picture.name} (tool {picture.tool} of "
+            f"{picture.server.script.name} on {picture.server.protocol}): {error}"
+        ) from error
+    return path
+
+
+def _shoot(page: Page, picture: Picture, path: Path) -> None:
     """Call the picture's tool, answer the questions before its form, and save the form."""
     from playwright.sync_api import expect  # noqa: PLC0415
 
@@ -196,7 +208,6 @@ def _take(page: Page, picture: Picture, path: Path) -> Path:
         expect(page.get_by_role("listbox")).to_have_count(0)
     dialog.get_by_role("button", name="Cancel").click()  # the next picture starts afresh
     expect(page.get_by_role("dialog")).to_have_count(0)
-    return path
 
 
 def _dialog(page: Page, message: str) -> Locator:
