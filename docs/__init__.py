@@ -1,0 +1,1 @@
+"""The docs' own tools (hooks.py, pictures/): a package so that they import as ``docs.*``."""
