@@ -19,7 +19,10 @@ import pytest
 pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
 
 REPO = Path(__file__).resolve().parent.parent
-INSTALL_HINT = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'
+INSTALL_HINT = (
+    'The terminal forms need prompt_toolkit (the cli extra): pip install "prompt-toolkit>=3.0.43", '
+    'or in a checkout of elicitkit, pip install -e ".[cli]".'
+)
 
 
 def without_prompt_toolkit(*args: str) -> list[str]:

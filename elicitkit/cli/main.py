@@ -144,7 +144,12 @@ def _run(argv: list[str] | None) -> int:
     return run_try(args.server, args.tool, args.arguments, args.protocol, show_schema=args.schema)
 
 
-NO_TERMINAL_FORMS = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'
+# Until elicitkit is on PyPI, "elicitkit[cli]" names nothing pip can find: name the package
+# itself, which every install takes, and the extra of a checkout.
+NO_TERMINAL_FORMS = (
+    'The terminal forms need prompt_toolkit (the cli extra): pip install "prompt-toolkit>=3.0.43", '
+    'or in a checkout of elicitkit, pip install -e ".[cli]".'
+)
 
 
 def _has_terminal_forms() -> bool:
