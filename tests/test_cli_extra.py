@@ -69,6 +69,7 @@ def test_the_demo_at_a_terminal_without_prompt_toolkit_says_how_to_install_it() 
 def test_the_scripted_demo_runs_without_prompt_toolkit() -> None:
     run = subprocess.run(
         without_prompt_toolkit("demo", "--scripted"),
+        stdin=subprocess.DEVNULL,
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -76,6 +77,8 @@ def test_the_scripted_demo_runs_without_prompt_toolkit() -> None:
         timeout=120,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "User: a script" in run.stdout
+    assert (
+        "User: a script (stdin is not a terminal, so nobody can type answers here)\n" in run.stdout
+    )
     assert "=== MCP 2026-07-28" in run.stdout
     assert "Traceback" not in run.stdout + run.stderr
