@@ -2,7 +2,7 @@
 
 `SqliteStore` (the default, in a file per server) is shared by every process on one
 machine; `RedisStore` by every process on every machine that serves the same clients
-(``pip install "elicitkit[redis]"``); `MemoryStore` serves one process. Pass one to
+(the ``redis`` extra: ``pip install "redis>=5"``); `MemoryStore` serves one process. Pass one to
 ``install(server, store=...)``, or name one in ``$ELICITKIT_STORE``; write your own by
 implementing `OutcomeStore`.
 

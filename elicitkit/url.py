@@ -5,7 +5,7 @@ call until a page is done; the page's server side calls `complete_url` when the 
 finished there. On the 2025 eras the completion is routed to the session that asked, by a
 `UrlRouter` that follows the server's store: `SqliteUrlRouter` between the processes of one
 machine (in the records' file, the default), `RedisUrlRouter` across machines
-(``pip install "elicitkit[redis]"``), `LocalUrlRouter` within one process (with a
+(the ``redis`` extra: ``pip install "redis>=5"``), `LocalUrlRouter` within one process (with a
 `MemoryStore`). ``install(server, url_router=...)`` chooses another; `complete_url` finds
 the one that holds the id.
 """

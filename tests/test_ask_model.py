@@ -27,6 +27,7 @@ from mcp.server.request_state import RequestStateSecurity
 from elicitkit import ElicitResultTyped, Question, ask, ask_all, choose, confirm, install
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit.integrations import client_target
+from elicitkit.integrations._sdk_private import fastmcp_sdk_server
 from elicitkit.testing import FakeClock
 from elicitkit.url import ask_url
 from tests.mrtr import accept, text_of
@@ -251,6 +252,66 @@ async def test_listing_answer_and_at_most_once(sdk: str, era: str) -> None:
             assert text_of(resent) == "shipped lamp to Elm 1 (model)"
         assert world.shipped == ["lamp"]
         assert world.runs == runs
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_bad_answer_is_listed_with_its_corrections_once(sdk: str, era: str) -> None:
+    server = make_server(sdk, World())
+    async with no_forms(server, era) as client:
+        first = await client.call_tool("ship", {"item": "lamp"})
+        ticket = structured(first)["ticket"]
+        bad = await client.call_tool(
+            "answer_form", {"ticket": ticket, "answers": {"street": "Elm 1", "zip_code": "12"}}
+        )
+    (question,) = structured(bad)["questions"]
+    # The problems are in corrections, and only there: not in the message as well.
+    assert question["message"] == "Where should we ship the lamp?"
+    assert question["corrections"] == [
+        {"field": "zip_code", "message": "Must be at least 4 characters long."}
+    ]
+    text = text_of(bad)
+    assert text.count("Must be at least 4 characters long.") == 1
+    assert "Please correct your answer" not in text
+    assert (
+        "\n\nQuestion: Where should we ship the lamp?\n"
+        "Corrections (the last answer was not accepted):\n"
+        "  - zip_code: Must be at least 4 characters long.\n"
+        "Fields:\n"
+        '  - street (text, default "Elm 1", required)\n'
+        "  - zip_code (text, at least 4 characters, required)\n\n"
+    ) in text
+
+
+def sdk_server(server: Any) -> Any:
+    """The official SDK's server under ``server``, whose middleware list the runner calls."""
+    return server if isinstance(server, MCPServer) else fastmcp_sdk_server(server)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_listing_carries_only_its_eras_fields(sdk: str, era: str) -> None:
+    server = make_server(sdk, World())
+    sent: list[dict[str, Any]] = []
+
+    async def wire(ctx: Any, call_next: Any) -> Any:
+        """Outermost: what the runner sends, dumped as the runner dumps it."""
+        result = await call_next(ctx)
+        if ctx.method == "tools/call":
+            if isinstance(result, pydantic.BaseModel):
+                sent.append(result.model_dump(by_alias=True, mode="json", exclude_none=True))
+            else:
+                sent.append(dict(result))
+        return result
+
+    sdk_server(server).middleware.insert(0, wire)
+    async with no_forms(server, era) as client:
+        first = await client.call_tool("ship", {"item": "lamp"})
+        ticket = structured(first)["ticket"]
+        await client.call_tool("answer_form", {"ticket": ticket, "answers": {"street": "Elm"}})
+    listing, corrections = sent
+    for result in (listing, corrections):
+        assert result["structuredContent"]["status"] == "input_required"
+        # resultType is a 2026-07-28 field: the 2025 eras' schemas have none.
+        assert ("resultType" in result) is (era == "2026-07-28")
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -42,16 +42,20 @@ NOTES = [
         "tests/interop/test_inspector_cli.py)."
     ),
 ]
+# Each warning says what to do; {it} is "it" for one field, "each" for several.
 CODEX_NUMBERS = (
     "codex has no number input, so it shows only approve/decline and sends no content "
-    "(laravel/mcp PR#190)."
+    "(laravel/mcp PR#190). If its users must answer, ask {it} as a choice (a Literal of the "
+    "values, or an Enum) or as text (str) the tool converts."
 )
 # strands-agents hands the schema, defaults included, to the application's callback and
 # sends its answer as it is: a default comes back only if the callback sends it.
 STRANDS_DEFAULTS = (
     "strands-agents does not prefill defaults, so an answer left empty arrives absent and the "
     "server fills in the default (tests/interop/test_strands.py: "
-    "test_answers_travel_as_the_callback_gave_them)."
+    "test_answers_travel_as_the_callback_gave_them). Name the default in each field's "
+    "description (FormField(description=...)) if its users should know what an empty answer "
+    "means."
 )
 
 
@@ -215,10 +219,11 @@ def test_check_reports_errors_and_client_warnings(
     assert main(["check", SURVEY]) == 1
     assert capsys.readouterr().out.splitlines() == [
         f"{SURVEY}:19: Survey",  # its multi-select 'topics' goes as checkboxes on 2025-06-18
-        f"  warning: Fields 'score', 'weight': {CODEX_NUMBERS}",
+        f"  warning: Fields 'score', 'weight': {CODEX_NUMBERS.format(it='each')}",
         (
             "  warning: Field 'topics': codex has no multi-select input, so it shows only "
-            "approve/decline and sends no content (laravel/mcp PR#190)."
+            "approve/decline and sends no content (laravel/mcp PR#190). If its users must "
+            "answer, ask it as one choice, or as one yes/no (bool) per option."
         ),
         f"  warning: Fields 'weight', 'mood': {STRANDS_DEFAULTS}",
         f"{SURVEY}:32: bool",
@@ -261,7 +266,7 @@ def test_check_the_examples_warns_about_numbers_on_codex_and_defaults_on_strands
     assert main(["check", f"{path}:{form}"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         f"{path}: {form}",
-        f"  warning: Field {field!r}: {CODEX_NUMBERS}",
+        f"  warning: Field {field!r}: {CODEX_NUMBERS.format(it='it')}",
         f"  warning: Fields {defaults}: {STRANDS_DEFAULTS}",
         *NOTES,
         "1 form checked: 0 errors, 2 warnings.",

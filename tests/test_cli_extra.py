@@ -19,7 +19,10 @@ import pytest
 pytestmark = pytest.mark.usefixtures("starts_processes")  # every test starts a process
 
 REPO = Path(__file__).resolve().parent.parent
-INSTALL_HINT = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'
+INSTALL_HINT = (
+    'The terminal forms need prompt_toolkit (the cli extra): pip install "prompt-toolkit>=3.0.43", '
+    'or in a checkout of elicitkit, pip install -e ".[cli]".'
+)
 
 
 def without_prompt_toolkit(*args: str) -> list[str]:
@@ -66,6 +69,7 @@ def test_the_demo_at_a_terminal_without_prompt_toolkit_says_how_to_install_it() 
 def test_the_scripted_demo_runs_without_prompt_toolkit() -> None:
     run = subprocess.run(
         without_prompt_toolkit("demo", "--scripted"),
+        stdin=subprocess.DEVNULL,
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -73,6 +77,8 @@ def test_the_scripted_demo_runs_without_prompt_toolkit() -> None:
         timeout=120,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "User: a script" in run.stdout
+    assert (
+        "User: a script (stdin is not a terminal, so nobody can type answers here)\n" in run.stdout
+    )
     assert "=== MCP 2026-07-28" in run.stdout
     assert "Traceback" not in run.stdout + run.stderr

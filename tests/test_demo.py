@@ -33,7 +33,8 @@ def test_demo_command_with_the_scripted_user() -> None:
     done = run(DEMO)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
-    assert "User: a script" in out
+    # stdin is /dev/null here: the line says why a script answers.
+    assert "User: a script (stdin is not a terminal, so nobody can type answers here)\n" in out
     legacy, modern = out.split("=== MCP 2026-07-28 (stateless era)")
     assert "=== MCP 2025-11-25 (handshake era)" in legacy
     assert "(the server sends elicitation/create in the middle of the call)" in legacy

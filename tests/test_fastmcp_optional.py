@@ -81,7 +81,7 @@ def test_an_older_fastmcp_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) ->
     assert str(caught.value) == (
         "Cannot install elicitkit on this FastMCP server: it is fastmcp 4.1.6, and elicitkit "
         "needs fastmcp 4.2 or newer, whose servers run on the official SDK's server layer as "
-        "elicitkit expects. Upgrade it: pip install 'elicitkit[fastmcp]'."
+        'elicitkit expects. Upgrade it: pip install "fastmcp>=4.2,<5".'
     )
 
 

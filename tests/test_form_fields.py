@@ -120,9 +120,9 @@ def test_booking_form_hints_and_prefills() -> None:
     assert {key: f.hint() for key, f in fields.items()} == {
         "name": "text, at least 1 character",
         "day": "date YYYY-MM-DD",
-        "time": "pick 1-3, optional, Enter skips",
+        "time": "pick 1-3, optional, Enter keeps the default",
         "guests": "whole number, from 1 to 12",
-        "area": "pick 1-2, optional, Enter skips",
+        "area": "pick 1-2, optional, Enter keeps the default",
         "note": "text, at most 200 characters, optional, Enter skips",
     }
     assert fields["time"].prefill() == "19:30"

@@ -9,6 +9,7 @@ editable elicitkit: a ``.pth`` line adds a directory without running the ``.pth`
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -129,3 +130,35 @@ def test_the_wheel_installs_into_a_fresh_venv_and_imports(dist: Path, tmp_path: 
     assert shown == (
         "True\nTrue\n{'value': {'type': 'boolean', 'title': 'Confirm', 'default': False}}\n"
     )
+
+
+# The forms the README, getting-started and the fastmcp page give for a wheel with an extra,
+# as written there: "dist/" is where `python -m build` writes, "/path/to/" any folder.
+WHEEL_WITH_EXTRA = [
+    pytest.param("README.md", "dist/{wheel}[cli]", "cli", id="readme-path"),
+    pytest.param("README.md", "elicitkit[cli] @ file:///path/to/{wheel}", "cli", id="readme-url"),
+    pytest.param("docs/getting-started.md", "dist/{wheel}[cli]", "cli", id="getting-started"),
+    pytest.param("docs/fastmcp.md", "dist/{wheel}[fastmcp]", "fastmcp", id="fastmcp"),
+]
+
+
+@pytest.mark.parametrize(("page", "form", "extra"), WHEEL_WITH_EXTRA)
+def test_the_documented_wheel_with_an_extra_is_what_pip_installs(
+    dist: Path, page: str, form: str, extra: str
+) -> None:
+    wheel = f"elicitkit-{VERSION}-py3-none-any.whl"
+    assert f'pip install "{form.format(wheel=wheel)}"' in (ROOT / page).read_text()
+    given = form.format(wheel=wheel).replace("dist/", f"{dist}/").replace("/path/to/", f"{dist}/")
+    # A dry run in this environment, which holds every dependency: offline, and it installs
+    # nothing. (Installing either form into a fresh venv from an index installs the extra.)
+    report = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--quiet",
+         "--report", "-", given],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout  # fmt: skip
+    (planned,) = json.loads(report)["install"]
+    assert planned["metadata"]["name"] == "elicitkit"
+    assert planned["requested_extras"] == [extra]
+    assert planned["download_info"]["url"] == (dist / wheel).as_uri()

@@ -148,6 +148,7 @@ def test_try_asks_for_the_tool_arguments_then_the_form(
     child.expect("[Ii]tem:")  # fastmcp's input schema has no titles: the name as it is
     child.send("a kettle" + ENTER)
     child.expect("Where should we ship your order?")
+    # 2025-06-18 has no default for a choice: nothing is prefilled, so Enter skips it.
     child.expect(r"Speed \(pick 1-2, optional, Enter skips\)")
     child.expect("fill in")
     child.send("c")
@@ -158,10 +159,19 @@ def test_try_asks_for_the_tool_arguments_then_the_form(
     assert status == 0
 
 
+def test_the_scripted_demo_at_a_terminal_says_it_was_asked_to(spawn: list[pexpect.spawn]) -> None:
+    child = start(spawn, "demo", "--scripted")
+    seen, status = finish(child)
+    assert "User: a script (--scripted)\n" in seen  # a terminal, so only the flag
+    assert "fill in" not in seen
+    assert status == 0
+
+
 def test_demo_at_a_terminal_fills_both_eras(spawn: list[pexpect.spawn]) -> None:
     child = start(spawn, "demo")
     child.expect("User: you, at this terminal")
     for _ in range(2):  # 2025-11-25, then 2026-07-28
+        child.expect(r"Speed \(pick 1-2, optional, Enter keeps the default\)")  # prefilled
         child.expect("fill in")
         child.send(ENTER)
         child.expect("Name:")
@@ -279,12 +289,15 @@ def test_try_an_arrow_key_edits_the_default_instead_of_replacing_it(
     assert status == 0
 
 
+NOT_CONFIRMED = "<- result: Not shipped: a teapot was not confirmed. The tool saw"
+
+
 @pytest.mark.parametrize(
     ("key", "said", "result"),
     [
-        pytest.param("n", "Confirm: no", "Not shipped (not confirmed) a teapot.", id="n-is-no"),
-        pytest.param(ENTER, "Confirm: no", "Not shipped (not confirmed) a teapot.", id="enter"),
-        pytest.param("d", "You chose to decline.", "(not confirmed)", id="d-declines"),
+        pytest.param("n", "Confirm: no", NOT_CONFIRMED, id="n-is-no"),
+        pytest.param(ENTER, "Confirm: no", NOT_CONFIRMED, id="enter"),
+        pytest.param("d", "You chose to decline.", NOT_CONFIRMED, id="d-declines"),
     ],
 )
 def test_demo_yes_no_question_takes_one_key(

@@ -1,6 +1,6 @@
 """`RedisStore`: dialogue outcomes in Redis, shared by every process that serves the clients.
 
-Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client)::
+Needs the ``redis`` extra, redis-py 5+ for its asyncio client (``pip install "redis>=5"``)::
 
     from redis.asyncio import Redis
     from elicitkit.stores import RedisStore

@@ -1,6 +1,6 @@
 """`RedisTaskStore`: task records in Redis, shared by every process that serves the clients.
 
-Install with ``pip install "elicitkit[redis]"``::
+Needs the ``redis`` extra (``pip install "redis>=5"``)::
 
     from redis.asyncio import Redis
     from elicitkit.stores import RedisTaskStore

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from elicitkit._replay.state import WireQuestion
+from elicitkit._runtime.retries import without_corrections
 
 ANSWER_TOOL = "answer_form"
 """The name of the companion tool the model calls with the user's answers."""
@@ -73,13 +74,15 @@ def listing(
             continue
         schema = cast("Mapping[str, Any]", params.get("requestedSchema") or {})
         fields = _fields(schema)
+        problems = corrections.get(question.key, ())
+        if problems:  # a re-ask: its problems once, under their heading, not in the message
+            message = without_corrections(message)
         entry: dict[str, Any] = {
             "key": question.key,
             "message": message,
             "fields": fields,
             "requestedSchema": schema,
         }
-        problems = corrections.get(question.key, ())
         if problems:
             entry["corrections"] = [{"field": field, "message": text} for field, text in problems]
         listed.append(entry)
@@ -89,8 +92,9 @@ def listing(
         else:
             lines.append(f"Question: {message}")
         if problems:
-            lines.append("The last answers were not accepted:")
+            lines.append("Corrections (the last answer was not accepted):")
             lines.extend(f"  - {field or 'answer'}: {text}" for field, text in problems)
+        lines.append("Fields:")
         lines.extend(f"  - {_describe(field)}" for field in fields)
     shape = (
         "an object with one entry per question key, each an object of that question's fields"

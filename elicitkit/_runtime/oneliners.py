@@ -74,8 +74,9 @@ async def confirm(
 ) -> bool:
     """Ask a yes/no question and return the answer.
 
-    The form has one boolean field, prefilled with ``default`` (never an empty form, which
-    some clients cannot answer). An accept whose content lacks the field counts as
+    The form has one boolean field, ``confirm`` (so a yes is ``{"confirm": true}``; a bare
+    ``ask(bool)``'s field is ``value``), prefilled with ``default`` (never an empty form,
+    which some clients cannot answer). An accept whose content lacks the field counts as
     ``default``; a decline or a cancel counts as ``False``.
 
     Args:

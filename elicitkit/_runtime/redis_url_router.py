@@ -1,7 +1,7 @@
 """`RedisUrlRouter`: URL-mode completions routed across the processes that serve clients.
 
-Install with ``pip install "elicitkit[redis]"`` (redis-py 5+, its asyncio client; Redis 6.2+
-for ``GETDEL``)::
+Needs the ``redis`` extra, redis-py 5+ for its asyncio client (``pip install "redis>=5"``);
+Redis 6.2+ for ``GETDEL``::
 
     from redis.asyncio import Redis
     from elicitkit.url import RedisUrlRouter

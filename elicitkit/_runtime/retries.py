@@ -103,6 +103,7 @@ def corrected_params(
 ) -> dict[str, Any]:
     """The re-ask of ``params``: the problems appended to the message, kept values as defaults."""
     again = copy.deepcopy(dict(params))
+    # The paragraph without_corrections takes off again, for the listing.
     again["message"] = f"{params['message']}\n\n{problems_in_words(spec, errors)}"
     properties = cast("dict[str, dict[str, Any]]", again["requestedSchema"]["properties"])
     for field, value in zip(spec.fields, kept, strict=False):
@@ -120,4 +121,17 @@ def problems_in_words(spec: FormSpec, errors: Sequence[FieldError]) -> str:
         else f"{titles.get(error.field, error.field)}: {error.message}"
         for error in errors
     )
-    return f"Please correct your answer. {said}"
+    return f"{CORRECTION_LEAD} {said}"
+
+
+CORRECTION_LEAD: Final = "Please correct your answer."
+"""How the paragraph `corrected_params` appends to a re-asked question's message begins."""
+
+
+def without_corrections(message: str) -> str:
+    """The message of a re-ask as first asked, without the paragraph of its problems.
+
+    The listing for the model gives those problems once, as its ``corrections``.
+    """
+    asked, found, _ = message.rpartition(f"\n\n{CORRECTION_LEAD} ")
+    return asked if found else message

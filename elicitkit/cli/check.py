@@ -56,28 +56,35 @@ def check_form(found: FoundForm) -> Report:
     return report
 
 
-# (the client fact that is missing, the field kinds it concerns, what the client does then)
-_GAPS: tuple[tuple[str, tuple[Kind, ...], str], ...] = (
+# (the client fact that is missing, the field kinds it concerns, what the client does then,
+# what the author can do: "{it}" is "it" for one field, "each" for several)
+_GAPS: tuple[tuple[str, tuple[Kind, ...], str, str], ...] = (
     (
         "number_widgets",
         (Kind.INTEGER, Kind.NUMBER),
         "has no number input, so it shows only approve/decline and sends no content",
+        (
+            "If its users must answer, ask {it} as a choice (a Literal of the values, or an "
+            "Enum) or as text (str) the tool converts."
+        ),
     ),
     (
         "multi_select_widgets",
         (Kind.MULTI_CHOICE,),
         "has no multi-select input, so it shows only approve/decline and sends no content",
+        "If its users must answer, ask {it} as one choice, or as one yes/no (bool) per option.",
     ),
 )
 
 
 def _client_warnings(spec: FormSpec) -> list[str]:
     warnings: list[str] = []
-    for fact, kinds, consequence in _GAPS:
+    for fact, kinds, consequence, advice in _GAPS:
         keys = [f.key for f in spec.fields if f.kind in kinds]
         if keys:
             warnings.extend(
-                f"{_subject(keys)}: {client.name} {consequence} ({client.source_for(fact)})."
+                f"{_subject(keys)}: {client.name} {consequence} ({client.source_for(fact)}). "
+                + advice.format(it=_it(keys))
                 for client in _lacking(fact)
             )
     defaults = [
@@ -89,7 +96,9 @@ def _client_warnings(spec: FormSpec) -> list[str]:
         warnings.extend(
             f"{_subject(defaults)}: {client.name} does not prefill defaults, so an answer "
             "left empty arrives absent and the server fills in the default "
-            f"({client.source_for('applies_defaults')})."
+            f"({client.source_for('applies_defaults')}). Name the default in "
+            f"{'the' if len(defaults) == 1 else 'each'} field's description "
+            "(FormField(description=...)) if its users should know what an empty answer means."
             for client in _lacking("applies_defaults")
         )
     return warnings
@@ -123,6 +132,10 @@ def client_notes() -> list[str]:
 
 def _lacking(fact: str) -> list[ClientProfile]:
     return [client for client in KNOWN_CLIENTS.values() if not getattr(client, fact)]
+
+
+def _it(keys: list[str]) -> str:
+    return "it" if len(keys) == 1 else "each"
 
 
 def _subject(keys: list[str]) -> str:

@@ -43,13 +43,14 @@ def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> i
         interactive: Let the person at the terminal answer (default: if there is one).
         show_schema: Print each form's ``requestedSchema`` as JSON too.
     """
-    if interactive is None:
-        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    answering: bool = (
+        sys.stdin.isatty() and sys.stdout.isatty() if interactive is None else interactive
+    )
     person = _Person()
-    user: Answer = person.answer if interactive else _scripted
+    user: Answer = person.answer if answering else _scripted
     print("elicitkit demo: one tool, `await ask(ShippingAddress)`, two protocol eras.")
     print(f"Server: {sys.executable} -m elicitkit.cli.demo_server (a subprocess over stdio)")
-    print("User: " + ("you, at this terminal" if interactive else "a script"))
+    print(f"User: {_who_answers(interactive=answering)}")
     try:
         ok = run_interruptibly(_both_eras, user, person, show_schema)
     except BaseException as error:
@@ -58,6 +59,17 @@ def run_demo(*, interactive: bool | None = None, show_schema: bool = False) -> i
         print("\nInterrupted: the demo stopped.")
         return INTERRUPTED_STATUS
     return 0 if ok else 1
+
+
+def _who_answers(*, interactive: bool) -> str:
+    """Who answers the forms; for a script, why no person can."""
+    if interactive:
+        return "you, at this terminal"
+    if not sys.stdin.isatty():
+        return "a script (stdin is not a terminal, so nobody can type answers here)"
+    if not sys.stdout.isatty():
+        return "a script (stdout is not a terminal, so the forms cannot be shown here)"
+    return "a script (--scripted)"
 
 
 async def _both_eras(user: Answer, person: _Person, show_schema: bool) -> bool:

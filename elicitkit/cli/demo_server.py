@@ -52,8 +52,8 @@ async def ship(item: str) -> str:
     confirmed = await ask(bool, f"Ship {item} to {address.city} ({address.speed.value})?")
     # Side effects belong here, after the last ask(): on 2026-07-28 everything above runs
     # once per round.
-    outcome = "Shipped" if confirmed.content else "Not shipped (not confirmed)"
-    return f"{outcome} {item}. The tool saw {address!r} and confirmed={confirmed.content!r}."
+    outcome = f"Shipped {item}." if confirmed.content else f"Not shipped: {item} was not confirmed."
+    return f"{outcome} The tool saw {address!r} and confirmed={confirmed.content!r}."
 
 
 if __name__ == "__main__":

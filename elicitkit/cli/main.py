@@ -84,8 +84,9 @@ def _parser() -> argparse.ArgumentParser:
         "try",
         help="call a tool of a stdio MCP server and fill in its forms at this terminal",
         description="Connect to a stdio MCP server, call one of its tools, and answer every "
-        "form it asks at this terminal (Enter or y fills in, d declines, c cancels; a yes/no "
-        "question takes y or n; Ctrl-C cancels a form). Without --tool, list the tools; "
+        "form it asks at this terminal (Enter or y fills in, d declines, c cancels; at a "
+        "field, Enter keeps the default, or skips an empty optional one; a yes/no question "
+        "takes y or n; Ctrl-C cancels a form). Without --tool, list the tools; "
         "without --args, ask for them.",
     )
     try_.add_argument("server", metavar="SERVER", help="a .py file, or a command line to run")
@@ -147,7 +148,12 @@ def _run(argv: list[str] | None) -> int:
     return run_try(args.server, args.tool, args.arguments, args.protocol, show_schema=args.schema)
 
 
-NO_TERMINAL_FORMS = 'The terminal forms need prompt_toolkit: pip install "elicitkit[cli]".'
+# Until elicitkit is on PyPI, "elicitkit[cli]" names nothing pip can find: name the package
+# itself, which every install takes, and the extra of a checkout.
+NO_TERMINAL_FORMS = (
+    'The terminal forms need prompt_toolkit (the cli extra): pip install "prompt-toolkit>=3.0.43", '
+    'or in a checkout of elicitkit, pip install -e ".[cli]".'
+)
 
 
 def _has_terminal_forms() -> bool:

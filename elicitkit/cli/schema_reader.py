@@ -108,7 +108,13 @@ class WireField:
             if low is not None or high is not None:
                 parts.append(_span(low, high, "choices"))
         if not self.required:
-            parts.append("optional, Enter skips")
+            parts.append("optional")
+        # The terminal's one vocabulary: Enter keeps a default shown, and skips an empty
+        # optional field (as the toolbar under the prompt says).
+        if self.prefill():
+            parts.append("Enter keeps the default")
+        elif not self.required:
+            parts.append("Enter skips")
         return ", ".join(part for part in parts if part)
 
     def prefill(self) -> str:

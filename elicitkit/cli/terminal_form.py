@@ -62,7 +62,7 @@ async def fill_in(params: Mapping[str, Any]) -> TerminalAnswer:
 
     The first keystroke chooses: Enter or ``y`` fills the form in, ``d`` declines, ``c``
     cancels. A form of one yes/no field is answered by that keystroke alone: ``y`` yes,
-    ``n`` no (Enter takes its default). Ctrl-C or Ctrl-D at any prompt cancels the form.
+    ``n`` no (Enter keeps its default). Ctrl-C or Ctrl-D at any prompt cancels the form.
     """
     schema: Mapping[str, Any] = params.get("requestedSchema", {})
     fields = wire_fields(schema)

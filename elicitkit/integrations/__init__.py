@@ -43,7 +43,7 @@ def install(
 
     Args:
         server: An ``mcp.server.mcpserver.MCPServer`` (official SDK, mcp 2.3+) or a
-            ``fastmcp.FastMCP`` (fastmcp 4.2+, the ``elicitkit[fastmcp]`` extra).
+            ``fastmcp.FastMCP`` (fastmcp 4.2+, the ``fastmcp`` extra).
         store: Where completed dialogues are recorded on 2026-07-28, so that a replayed
             final round gets the recorded outcome instead of running the handler again.
             Default: the store ``$ELICITKIT_STORE`` names (``sqlite:///path``,

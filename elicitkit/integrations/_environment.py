@@ -227,7 +227,7 @@ def _redis_at(url: str) -> Any:
     except ImportError:
         raise TypeError(
             f"Cannot record dialogues at {url!r}: the redis package is not installed. Install "
-            f'it with pip install "elicitkit[redis]", or unset {STORE_VARIABLE}.'
+            f'it (the redis extra) with pip install "redis>=5", or unset {STORE_VARIABLE}.'
         ) from None
     return Redis.from_url(url)  # pyright: ignore[reportUnknownMemberType]
 

@@ -20,6 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp_types.methods import SERVER_RESULTS, serialize_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
 
 from elicitkit._replay.limits import ReplayLimits
 from elicitkit._replay.once import AtMostOnce, Codec
@@ -108,5 +111,26 @@ class ElicitkitMiddleware:
             if handler.claims(ctx):
                 result = await handler(ctx, call_next)
                 if result is not Pass.ON:
-                    return result
+                    return _for_the_era(ctx, result)
         return await call_next(ctx)
+
+
+def _for_the_era(ctx: ServerRequestContext[Any, Any], result: HandlerResult) -> HandlerResult:
+    """``result`` as the 2025 era's schema has it, as the SDK shapes its handlers' results.
+
+    A result a middleware returns skips the SDK's per-version sieve, and the SDK's result
+    models carry 2026-07-28 fields (``resultType: "complete"`` by default): a listing for
+    the model, a tool error or a recorded outcome would reach a 2025 client with them. On
+    2026-07-28 the result is sent as built: its fields (``input_required``, a task) are
+    that era's.
+    """
+    version = ctx.protocol_version
+    if version in MODERN_PROTOCOL_VERSIONS or (ctx.method, version) not in SERVER_RESULTS:
+        return result
+    if isinstance(result, BaseModel):
+        return serialize_server_result(
+            ctx.method, version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
+    if isinstance(result, dict):
+        return serialize_server_result(ctx.method, version, result)
+    return result

@@ -85,7 +85,7 @@ def install(server: FastMCP[Any], options: InstallOptions) -> None:
             f"Cannot install elicitkit on this FastMCP server: it is fastmcp "
             f"{fastmcp.__version__}, and elicitkit needs fastmcp 4.2 or newer, whose servers "
             "run on the official SDK's server layer as elicitkit expects. Upgrade it: "
-            "pip install 'elicitkit[fastmcp]'."
+            'pip install "fastmcp>=4.2,<5".'
         )
     _refuse_other_tasks(server)
     sdk_server = fastmcp_sdk_server(server)
@@ -94,7 +94,7 @@ def install(server: FastMCP[Any], options: InstallOptions) -> None:
             f"Cannot install elicitkit on this FastMCP server: fastmcp {fastmcp.__version__} "
             "no longer keeps the official SDK's server in FastMCP._mcp_server, where elicitkit "
             "adds its middleware. Use the fastmcp version elicitkit's fastmcp extra pins: "
-            "pip install 'elicitkit[fastmcp]'."
+            'pip install "fastmcp>=4.2,<5".'
         )
     policy = check_policy(options.on_unsupported, "install()")
 
