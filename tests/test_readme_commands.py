@@ -30,7 +30,10 @@ def test_the_first_screen_and_the_full_run_are_the_command_ci_runs() -> None:
     assert first_screen == ["bash .ci/demo", "bash .ci/tests"]
     assert CI_RUN.rstrip().splitlines()[-1] == "bash .ci/tests"
     tests = [line for line in CI_TESTS.splitlines() if line and not line.startswith("#")]
-    assert tests[-2:] == ["bash .ci/setup", 'exec .venv/bin/python -m pytest "$@"']
+    assert tests[-2:] == [
+        "bash .ci/setup",
+        'exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"',
+    ]
     demo = [line for line in CI_DEMO.splitlines() if line and not line.startswith("#")]
     assert demo[-1] == 'exec .venv/bin/python -m elicitkit demo "$@"'
     assert 'pip install --quiet -e ".[cli]"' in CI_DEMO  # the demo's terminal forms
