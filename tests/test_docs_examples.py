@@ -1,8 +1,10 @@
 """Every ```py block in the README and docs/ runs, as a reader would copy it.
 
 A ```py block may be followed by a ```text title="Output" block: then what the block prints
-must be exactly that text. A block that prints must show its output, so no printed claim in
-the docs goes unchecked. Blocks are counted from their fence lines too, so a block the
+must be exactly that text. A block may be one line ``--8<-- "PATH"`` instead, which
+pymdownx.snippets replaces with the file (PATH from the repository root): then that file
+runs, as the page shows it. A block that prints must show its output, so no printed claim
+in the docs goes unchecked. Blocks are counted from their fence lines too, so a block the
 pattern fails to pick up (an indented one, a fence with a typo in its closing) fails a test
 instead of silently dropping out.
 """
@@ -20,15 +22,20 @@ import pytest
 
 ROOT = Path(__file__).parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-# A ```py block, then optionally (after blank lines only) its expected output.
+# A ```py block (a title may follow), then optionally (after blank lines only) its output.
 BLOCK = re.compile(
-    r'^```py\n(?P<source>.*?)^```\n(?:\s*^```text title="Output"\n(?P<output>.*?)^```$)?',
+    r'^```py(?: title="[^"\n]*")?\n(?P<source>.*?)^```\n'
+    r'(?:\s*^```text title="Output"\n(?P<output>.*?)^```$)?',
     re.MULTILINE | re.DOTALL,
 )
 # Any line that opens a Python-to-run block, at any indent: the count the pattern must reach.
-PY_FENCE = re.compile(r"^\s*```py\s*$", re.MULTILINE)
+PY_FENCE = re.compile(r'^\s*```py(?:\s+title="[^"\n]*")?\s*$', re.MULTILINE)
+# A block that is one included file, as pymdownx.snippets includes it (base path: the root).
+INCLUDED = re.compile(r'\A--8<-- "(?P<path>[^"\n]+)"\n\Z')
 # A block that starts a server over stdio, as a reader's client does, leaves the quick loop.
 STARTS_A_SERVER = re.compile(r"\bStdioServerParameters\b")
+# The files written to be shown whole on a page, each included by exactly one block.
+SHOWN = [*sorted((ROOT / "examples" / "gallery").glob("*.py")), ROOT / "examples" / "home.py"]
 
 
 @dataclass(frozen=True)
@@ -37,11 +44,22 @@ class Example:
     output: str | None
 
 
+def _source(block: str) -> str:
+    """The Python a block shows: its text, or the file it includes."""
+    included = INCLUDED.match(block)
+    return (ROOT / included.group("path")).read_text() if included else block
+
+
 def _examples(path: Path) -> list[Example]:
     return [
-        Example(match.group("source"), match.group("output"))
+        Example(_source(match.group("source")), match.group("output"))
         for match in BLOCK.finditer(path.read_text())
     ]
+
+
+def _included(path: Path) -> list[str]:
+    blocks = (INCLUDED.match(match.group("source")) for match in BLOCK.finditer(path.read_text()))
+    return [included.group("path") for included in blocks if included]
 
 
 def _params() -> list[object]:
@@ -59,6 +77,13 @@ def _params() -> list[object]:
 @pytest.mark.parametrize("path", DOCS, ids=lambda path: str(path.relative_to(ROOT)))
 def test_every_py_fence_is_collected(path: Path) -> None:
     assert len(_examples(path)) == len(PY_FENCE.findall(path.read_text()))
+
+
+def test_every_file_written_for_a_page_is_a_block_that_runs() -> None:
+    # The gallery's forms and the home page's example are files (the pictures' script serves
+    # them to a real client too): each is included by a ```py block, so each runs here.
+    included = sorted(name for path in DOCS for name in _included(path))
+    assert included == sorted(str(path.relative_to(ROOT)) for path in SHOWN)
 
 
 def test_there_are_examples() -> None:

@@ -1,8 +1,9 @@
 """The docs' form pictures: what docs/hooks.py makes of a marker, and the folder it points to.
 
 Taking the pictures needs the Inspector in Chromium (tests/interop/test_docs_pictures.py);
-these check, in the quick loop, that every committed picture is one the script takes, and
-that a page asking for a picture gets it, or fails the strict build saying what to run.
+these check, in the quick loop, that every committed picture is one the script takes and a
+whole PNG of a form's size, and that a page asking for a picture gets it, or fails the
+strict build saying what to run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import pytest
 from docs import hooks
 from docs.pictures.make_pictures import FORMS, NAMES, PICTURES
 
+from tests.png import check_form_picture
+
 HOOK_LOG = "mkdocs.hooks.form_pictures"
 
 
@@ -25,6 +28,13 @@ def page(src_uri: str) -> SimpleNamespace:
 def test_every_committed_picture_is_one_the_script_takes() -> None:
     # Nothing drawn by hand in the folder, and nothing of the table left untaken.
     assert sorted(path.stem for path in FORMS.glob("*")) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_picture_of_the_table_is_a_whole_png_of_a_form(name: str) -> None:
+    # tests/interop/test_docs_pictures.py re-takes one picture per kind of server and
+    # compares it with the committed one; every other row is checked here, as committed.
+    check_form_picture((FORMS / f"{name}.png").read_bytes())
 
 
 def test_the_table_names_each_picture_once() -> None:

@@ -37,6 +37,8 @@ FORMS = ROOT / "docs" / "images" / "forms"
 # not pass PYTHONPATH on); _offer.py does the same and offers the server an older version.
 THIS_CHECKOUT = ROOT / "tests" / "interop" / "_this_checkout.py"
 OFFER = HERE / "_offer.py"
+# Serves the `server` of a script that, run itself, shows a scripted user answering instead.
+SERVE = HERE / "_serve.py"
 # The Inspector's two settings: "legacy" negotiates 2025-11-25 (or what the server answers
 # to it), "modern" speaks 2026-07-28.
 ERAS = {"2025-06-18": "legacy", "2025-11-25": "legacy", "2026-07-28": "modern"}
@@ -55,12 +57,16 @@ class Server:
     script: Path
     args: tuple[str, ...] = ()
     protocol: str = "2025-11-25"
+    # False for a page's example (examples/gallery/, examples/home.py): run, it answers its
+    # own form with a scripted user; _serve.py serves the `server` it makes instead.
+    serves: bool = True
 
     def command(self) -> tuple[Path, tuple[str, ...]]:
         """The script the Inspector runs with this interpreter, and its arguments."""
+        script, args = (self.script, self.args) if self.serves else (SERVE, (str(self.script),))
         if self.protocol == "2025-06-18":  # the Inspector offers 2025-11-25 at the least
-            return OFFER, (self.protocol, str(self.script), *self.args)
-        return THIS_CHECKOUT, (str(self.script), *self.args)
+            return OFFER, (self.protocol, str(script), *args)
+        return THIS_CHECKOUT, (str(script), *args)
 
 
 @dataclass(frozen=True)
@@ -85,8 +91,33 @@ NEWSLETTER = Server(HERE / "newsletter.py")
 NEWSLETTER_2025_06_18 = Server(HERE / "newsletter.py", protocol="2025-06-18")
 INTEROP = Server(ROOT / "tests" / "interop" / "server.py")
 REPORT_IN_A_TASK = Server(EXAMPLES / "long_report.py", protocol="2026-07-28")
+# The guide's refund app, one server per stage (docs/forms.md, replay.md, steps.md,
+# long-work.md); the stages pictured here are the ones whose new question is a form.
+TUTORIAL = EXAMPLES / "tutorial"
+STAGE_1 = Server(TUTORIAL / "stage1_form.py")
+STAGE_2 = Server(TUTORIAL / "stage2_confirm.py")
+STAGE_3 = Server(TUTORIAL / "stage3_step.py")
+STAGE_4_IN_A_TASK = Server(TUTORIAL / "stage4_task.py", protocol="2026-07-28")
+# The forms of the gallery (docs/gallery.md includes these files), and the home page's.
+GALLERY = EXAMPLES / "gallery"
+CONSENT = Server(GALLERY / "consent.py", serves=False)
+CONFIRM_DELETE = Server(GALLERY / "confirm_delete.py", serves=False)
+POSTAL_ADDRESS = Server(GALLERY / "address.py", serves=False)
+GALLERY_PREFERENCES = Server(GALLERY / "preferences.py", serves=False)
+DATE_RANGE = Server(GALLERY / "date_range.py", serves=False)
+CHOOSE_RECORD = Server(GALLERY / "choose_record.py", serves=False)
+URL_SIGN_IN = Server(GALLERY / "url_sign_in.py", serves=False)
+HOME = Server(EXAMPLES / "home.py", serves=False)
 ADDRESS = {"Name": "Ada Lovelace", "Street": "1 Main St", "City": "Oslo", "Zip code": "0150"}
 TOPICS = ("Product releases", "Tips")
+REFUND_ASKS = "Refund for a teapot (paid 40 EUR)"
+REFUND: Mapping[str, Answer] = {"Reason": ("damaged",), "Amount (EUR)": "40"}
+CONFIRM_ASKS = "Refund 40 EUR for a teapot to your card?"
+# Stages 3 and 4 ask for the receipt's address after the refund's form and its confirmation.
+REFUND_CONFIRMED: tuple[tuple[str, Mapping[str, Answer]], ...] = (
+    (REFUND_ASKS, REFUND),
+    (CONFIRM_ASKS, {"Confirm": True}),
+)
 
 # fmt: off
 PICTURES: tuple[Picture, ...] = (
@@ -97,6 +128,18 @@ PICTURES: tuple[Picture, ...] = (
     Picture("per-call-choices", DEPLOY, "deploy", {"Account": "acme", "Service": "orders-db"}, "Deploy orders-db for acme", open_list="Region"),  # noqa: E501
     Picture("url-mode", INTEROP, "open_link", {}, "Sign in at the bank to link your account."),
     Picture("in-task-question", REPORT_IN_A_TASK, "render", {"Title": "Q3", "Seconds": "0"}, "Q3 is rendered. How many copies?", before=(("Who is the report for?", {"Name": "Ada"}),)),  # noqa: E501
+    Picture("tutorial-stage1-refund-request", STAGE_1, "refund", {"Order Id": "A-17"}, REFUND_ASKS, fill=REFUND),  # noqa: E501
+    Picture("tutorial-stage2-confirm", STAGE_2, "refund", {"Order Id": "A-17"}, CONFIRM_ASKS, before=((REFUND_ASKS, REFUND),)),  # noqa: E501
+    Picture("tutorial-stage3-receipt", STAGE_3, "refund", {"Order Id": "A-17"}, "Where should we email the receipt?", fill={"Email": "ada@example.com"}, before=REFUND_CONFIRMED),  # noqa: E501
+    Picture("tutorial-stage4-receipt-in-task", STAGE_4_IN_A_TASK, "refund", {"Order Id": "A-17"}, "Where should we email the receipt?", fill={"Email": "ada@example.com"}, before=REFUND_CONFIRMED),  # noqa: E501
+    Picture("home-address", HOME, "ship", {"Item": "a teapot"}, "Where should we ship a teapot?", fill={"City": "Oslo"}),  # noqa: E501
+    Picture("gallery-consent", CONSENT, "start_survey", {}, "May we store your survey answers?", fill={"I agree": True}),  # noqa: E501
+    Picture("gallery-confirm-delete", CONFIRM_DELETE, "delete", {"Name": "report.pdf"}, "Delete report.pdf for good?"),  # noqa: E501
+    Picture("gallery-address", POSTAL_ADDRESS, "ship", {"Item": "a teapot"}, "Where should we send a teapot?", fill={"Name": "Ada Lovelace", "Street": "1 Main St", "Postcode": "0150", "City": "Oslo", "Country": ("Norway",)}),  # noqa: E501
+    Picture("gallery-preferences", GALLERY_PREFERENCES, "subscribe", {}, "What would you like to hear about?", fill={"Topics": ("releases", "security")}),  # noqa: E501
+    Picture("gallery-date-range", DATE_RANGE, "book_room", {}, "When will you stay?", fill={"Arrive": "2026-07-08", "Leave": "2026-07-10"}),  # noqa: E501
+    Picture("gallery-choose-record", CHOOSE_RECORD, "close_ticket", {"Customer": "ada"}, "Which ticket should I close?", open_list="Ticket"),  # noqa: E501
+    Picture("gallery-url-sign-in", URL_SIGN_IN, "connect_calendar", {}, "Sign in to your calendar"),
 )
 # fmt: on
 NAMES = tuple(picture.name for picture in PICTURES)
