@@ -90,7 +90,6 @@ DEPLOY = Server(EXAMPLES / "per_call_choices.py")
 NEWSLETTER = Server(HERE / "newsletter.py")
 NEWSLETTER_2025_06_18 = Server(HERE / "newsletter.py", protocol="2025-06-18")
 INTEROP = Server(ROOT / "tests" / "interop" / "server.py")
-REPORT_IN_A_TASK = Server(EXAMPLES / "long_report.py", protocol="2026-07-28")
 # The guide's refund app, one server per stage (docs/forms.md, replay.md, steps.md,
 # long-work.md); the stages pictured here are the ones whose new question is a form.
 TUTORIAL = EXAMPLES / "tutorial"
@@ -127,7 +126,6 @@ PICTURES: tuple[Picture, ...] = (
     Picture("preferences-2025-06-18", NEWSLETTER_2025_06_18, "subscribe", {}, "What would you like to hear about?", fill={f"Topics: {t}": True for t in TOPICS}),  # noqa: E501
     Picture("per-call-choices", DEPLOY, "deploy", {"Account": "acme", "Service": "orders-db"}, "Deploy orders-db for acme", open_list="Region"),  # noqa: E501
     Picture("url-mode", INTEROP, "open_link", {}, "Sign in at the bank to link your account."),
-    Picture("in-task-question", REPORT_IN_A_TASK, "render", {"Title": "Q3", "Seconds": "0"}, "Q3 is rendered. How many copies?", before=(("Who is the report for?", {"Name": "Ada"}),)),  # noqa: E501
     Picture("tutorial-stage1-refund-request", STAGE_1, "refund", {"Order Id": "A-17"}, REFUND_ASKS, fill=REFUND),  # noqa: E501
     Picture("tutorial-stage2-confirm", STAGE_2, "refund", {"Order Id": "A-17"}, CONFIRM_ASKS, before=((REFUND_ASKS, REFUND),)),  # noqa: E501
     Picture("tutorial-stage3-receipt", STAGE_3, "refund", {"Order Id": "A-17"}, "Where should we email the receipt?", fill={"Email": "ada@example.com"}, before=REFUND_CONFIRMED),  # noqa: E501

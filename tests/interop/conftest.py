@@ -25,11 +25,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(item.path).parents:
             item.add_marker(pytest.mark.interop)
-            # On several workers (.ci/tests: pytest -n 2 --dist loadgroup) the interop
-            # suite runs on one of them, one client at a time, as when alone: the artifacts
-            # folder and observations.json are one session's, and two browsers or Node
-            # clients at once would only slow each other on two cores.
-            item.add_marker(pytest.mark.xdist_group("interop"))
 
 
 @pytest.fixture(scope="session")
