@@ -190,6 +190,9 @@ test_stage6_without_forms_the_refund_waits_for_staff = (
     stage6.test_without_forms_the_refund_waits_for_staff
 )
 test_stage6_the_payment_runs_once_on_every_era = stage6.test_the_payment_runs_once_on_every_era
+test_stage6_the_payment_runs_once_however_the_rounds_are_resent = (
+    stage6.test_the_payment_runs_once_however_the_rounds_are_resent
+)
 
 
 @pytest.fixture

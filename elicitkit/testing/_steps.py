@@ -29,6 +29,7 @@ from elicitkit._runtime import steps
 from elicitkit._runtime.steps import CALL_TAG
 from elicitkit.protocol import LATEST_PROTOCOL, PROTOCOL_VERSIONS
 from elicitkit.testing._connect import HANG_SECONDS, ClientBehaviour, connect
+from elicitkit.testing._task_wire import CreatedTask, follow_task
 from elicitkit.testing._user import ScriptedUser
 
 # A dialogue that asks more than this many rounds is taken for a loop: the test fails.
@@ -164,15 +165,18 @@ async def assert_steps_run_once(
     twice, to the next of ``servers`` each time (give two servers that share a store and a
     request-state key to cover several workers): the second send, with the same and by
     then older state, must ask the same questions (or give the same result, for the final
-    round) and carries on the call. After the end, the oldest state that carried an
-    answer is sent again and must give the final result. Each step's function must have
-    run exactly once in all.
+    round) and carries on the call. A round that goes on as a task (``go_async()``) is the
+    last: sent again, it must give the same task, which is then followed to its end as
+    ``connect()`` follows it (``tasks/get``, its questions answered by ``user`` through
+    ``tasks/update``), and its result is the call's. After the end, the oldest state that
+    carried an answer is sent again and must give the final result (or the same task).
+    Each step's function, before and inside the task, must have run exactly once in all.
 
     Args:
         servers: A server, or a sequence of servers that share one store and state key.
         tool: The tool's name.
         arguments: The tool's arguments.
-        user: Answers the forms, once each.
+        user: Answers the forms, once each, the task's questions too.
 
     Returns:
         The call's `Runs` (the body's count includes the rounds sent again: each middle
@@ -181,6 +185,7 @@ async def assert_steps_run_once(
     Raises:
         AssertionError: A step ran more or less than once, a resent round got another
             result than the final round, or the call asked more than 50 rounds.
+        MCPError: The task the call went on as failed: its JSON-RPC error.
     """
     pool: list[Any] = (
         list(cast("Sequence[object]", servers)) if isinstance(servers, Sequence) else [servers]
@@ -209,17 +214,27 @@ async def assert_steps_run_once(
                 # server: the steps its first run did must be replayed, not run again.
                 result = await send(*sent[-1])
                 _same_round(tool, len(sent) + 1, first, result)
-            final = cast("types.CallToolResult", result)
+            ended: object = result  # what the final round answered: the result, or a task
+            if isinstance(result, CreatedTask):
+                # The round reached go_async(): follow the task to its end, as connect()
+                # does, through the next server (a task is read and answered by any worker
+                # that shares the store).
+                task = result
+                final = await follow_task(next(turn), task, answering.on_task_question)
+            else:
+                task = None
+                final = cast("types.CallToolResult", result)
             if len(sent) > 1:  # the oldest state that carried an answer, after the end
                 older = await send(*sent[0])
-                _same_round(tool, 2, final, older)
+                _same_round(tool, 2, ended, older)
     runs = _runs(LATEST_PROTOCOL, final, counts)
     wrong = {key: count for key, count in runs.steps.items() if count != 1}
     if wrong:
         listed = ", ".join(f"{key!r} {count} times" for key, count in sorted(wrong.items()))
+        went_on = ", the task they went on as" if task is not None else ""
         raise AssertionError(
             f"The steps of {tool!r} did not each run once across {len(sent) + 1} rounds, each "
-            f"sent twice, and an older state sent after the end: {listed}. Check that the "
+            f"sent twice{went_on}, and an older state sent after the end: {listed}. Check that the "
             "servers share one store and one request-state key, and that each step's key is "
             "the same in every round."
         )
@@ -234,15 +249,19 @@ async def _round(
     state: str | None,
     *,
     meta: types.RequestParamsMeta,
-) -> types.CallToolResult | types.InputRequiredResult:
-    return await client.session.call_tool(
+) -> types.CallToolResult | types.InputRequiredResult | CreatedTask:
+    result = await client.session.call_tool(
         tool,
         dict(arguments or {}),
         input_responses=answers,
         request_state=state,
         meta=meta,
         allow_input_required=True,
+        # A round that reaches go_async() answers with a task (the client's FollowingTasks
+        # claims it): returned here, and followed by the caller.
+        allow_claimed=True,
     )
+    return cast("types.CallToolResult | types.InputRequiredResult | CreatedTask", result)
 
 
 async def _answers(
@@ -277,6 +296,8 @@ def _outcome(result: object) -> object:
         return ("result", result.content, result.is_error)
     if isinstance(result, types.InputRequiredResult):
         return ("questions", result.input_requests)
+    if isinstance(result, CreatedTask):  # the same task, whatever its status by now
+        return ("task", result.task_id)
     return ("other", result)
 
 

@@ -7,9 +7,10 @@ the ``CreateTaskResult`` of ``tools/call`` (``resultType: "task"``) as `CreatedT
 ``Mcp-Name`` header the extension requires over HTTP) and return their raw results.
 
 `FollowingTasks` is the same extension for ``connect()``: ``call_tool`` follows the task
-to its end (it polls, answers each new ``inputRequests`` entry through the scripted user,
-sends ``tasks/cancel`` when the call is cancelled) and returns the tool's result, so a
-long tool is tested like a short one.
+to its end with `follow_task` (it polls, answers each new ``inputRequests`` entry through
+the scripted user, sends ``tasks/cancel`` when the call is cancelled) and returns the
+tool's result, so a long tool is tested like a short one; `assert_steps_run_once` follows
+the tasks of the rounds it drives with `follow_task` too.
 """
 
 from __future__ import annotations
@@ -120,31 +121,44 @@ class FollowingTasks(TasksExtension):
         return [ResultClaim(result_type="task", model=CreatedTask, resolve=self._follow)]
 
     async def _follow(self, created: CreatedTask, context: ClaimContext) -> types.CallToolResult:
-        session, task_id = context.session, created.task_id
-        answered: set[str] = set()
-        try:
-            while True:
-                task = await get_task(session, task_id)
-                ended = _ended(task)
-                if ended is not None:
-                    return ended
-                requests: dict[str, Any] = task.get("inputRequests") or {}
-                # Each key once: a poll shows a question again until its answer is taken.
-                fresh = {key: value for key, value in requests.items() if key not in answered}
-                if fresh:
-                    answers = {
-                        key: await self._answer(dict(request.get("params") or {}))
-                        for key, request in fresh.items()
-                    }
-                    answered.update(answers)
-                    await update_task(session, task_id, answers)
-                    continue
-                interval = (created.poll_interval_ms or 1000) / 1000
-                await anyio.sleep(min(interval, self._poll))
-        except anyio.get_cancelled_exc_class():
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                await cancel_task(session, task_id)
-            raise
+        return await follow_task(context.session, created, self._answer, poll=self._poll)
+
+
+async def follow_task(
+    client: Client | ClientSession, created: CreatedTask, answer: Answer, *, poll: float = 0.02
+) -> types.CallToolResult:
+    """Follow the task ``created`` to its end, answering its questions with ``answer``.
+
+    Polls ``tasks/get`` (every ``poll`` seconds at most), answers each new
+    ``inputRequests`` entry once through ``tasks/update``, and returns the tool's result; a
+    failed task raises its JSON-RPC error. Cancelled meanwhile, it sends ``tasks/cancel``.
+    """
+    session = client.session if isinstance(client, Client) else client
+    task_id = created.task_id
+    answered: set[str] = set()
+    try:
+        while True:
+            task = await get_task(session, task_id)
+            ended = _ended(task)
+            if ended is not None:
+                return ended
+            requests: dict[str, Any] = task.get("inputRequests") or {}
+            # Each key once: a poll shows a question again until its answer is taken.
+            fresh = {key: value for key, value in requests.items() if key not in answered}
+            if fresh:
+                answers = {
+                    key: await answer(dict(request.get("params") or {}))
+                    for key, request in fresh.items()
+                }
+                answered.update(answers)
+                await update_task(session, task_id, answers)
+                continue
+            interval = (created.poll_interval_ms or 1000) / 1000
+            await anyio.sleep(min(interval, poll))
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            await cancel_task(session, task_id)
+        raise
 
 
 def _ended(task: dict[str, Any]) -> types.CallToolResult | None:

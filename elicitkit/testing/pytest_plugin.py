@@ -10,7 +10,8 @@ Fixtures:
 * ``steps_run_once``: `elicitkit.testing.assert_steps_run_once`; call it as
   ``await steps_run_once(servers, tool, arguments, user=...)``. It fails the test unless
   every durable step of the call runs exactly once across resent rounds, an older state
-  and the given servers; it counts its own call only, so other calls may run meanwhile.
+  and the given servers, and inside the task the call goes on as (``go_async()``), which
+  it follows to its end; it counts its own call only, so other calls may run meanwhile.
 * ``elicit_clock``: a `elicitkit.testing.FakeClock`, installed for the test: time moves only
   by its ``jump(seconds)`` and ``await advance(seconds)``.
 

@@ -17,7 +17,14 @@ import pytest
 import stage5_fallback as app  # the app as stage 5 left it (pytest puts this folder on sys.path)
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit.testing import PROFILES, ScriptedUser, accept, count_runs, decline
+from elicitkit.testing import (
+    PROFILES,
+    ScriptedUser,
+    StepsRunOnce,
+    accept,
+    count_runs,
+    decline,
+)
 
 REQUEST = accept(reason="damaged", amount=30)
 
@@ -86,3 +93,19 @@ async def test_the_payment_runs_once_on_every_era(make_server: Any) -> None:
         ("2026-07-28", 3, {"pay": 1}),  # form, confirmation, then the task: three rounds
     ]
     assert app.REFUNDS == [("A-17", 30)] * 3  # one refund per call, three calls
+
+
+@pytest.mark.anyio
+async def test_the_payment_runs_once_however_the_rounds_are_resent(
+    steps_run_once: StepsRunOnce, make_server: Any
+) -> None:
+    # steps_run_once drives the 2026-07-28 rounds itself, sends each one again, and follows
+    # the task the last one goes on as to its end (the receipt question is asked in it).
+    user = ScriptedUser(REQUEST, accept(confirm=True), accept(email="ada@example.com"))
+    runs = await steps_run_once(make_server(), "refund", {"order_id": "A-17"}, user=user)
+    assert runs.result.content[0].text == (
+        "Refunded 30 EUR for a teapot (R-1); receipt sent to ada@example.com."
+    )
+    assert runs.steps == {"pay": 1}
+    assert app.REFUNDS == [("A-17", 30)]
+    assert app.BOOKS == ["A-17: -30 EUR (R-1)"]
