@@ -20,6 +20,7 @@ Where no boot id can be read, every commit is synced to disk first (``synchronou
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -218,22 +219,47 @@ class SqliteFile:
                 self._connection.close()
                 self._connection = None
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Owner-only from the start (SQLite gives its -wal and -shm files the same mode):
-            # sealed or not, records are nobody else's to read. An existing file keeps its own.
-            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
-            # isolation_level=None: transactions are ours (BEGIN IMMEDIATE), not sqlite3's.
-            # timeout: the first connection's schema may wait for another process's.
-            db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=self.busy
-            )
-            try:
-                _prepare(db, self.path, self.synchronous)
-            except BaseException:
-                db.close()
-                raise
+            # One first connection at a time in this process: none may take a lock on the
+            # file between _create_private's open and close (see _CREATING).
+            with _CREATING:
+                _create_private(self.path)
+                # isolation_level=None: transactions are ours (BEGIN IMMEDIATE), not
+                # sqlite3's. timeout: the first connection's schema may wait for another
+                # process's.
+                db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=self.busy
+                )
+                try:
+                    _prepare(db, self.path, self.synchronous)
+                except BaseException:
+                    db.close()
+                    raise
             self._connection = db
             self._inode = _inode(self.path)
             return db
+
+
+# A descriptor of the database file opened and closed outside SQLite drops every POSIX lock
+# this process holds on the file (they belong to the process, and any close of the file
+# releases them), among them the shared lock by which this process's other connections (the
+# records', the tasks', the URL routes') say the file is in use. Another process whose last
+# connection closed then took itself for the last user: it checkpointed and deleted the
+# -wal and -shm under them, and the next write here read "database disk image is
+# malformed" (tests/test_sqlite_file.py). So the file is only ever opened outside SQLite to
+# create it, exclusively, under this lock, which every first connection of the process takes.
+_CREATING = threading.Lock()
+
+
+def _create_private(path: Path) -> None:
+    """Create ``path`` empty and owner-only if it does not exist; never open an existing one.
+
+    Owner-only from the start (SQLite gives its -wal and -shm files the same mode): sealed or
+    not, records are nobody else's to read. An existing file keeps its own mode.
+    """
+    if path.exists():
+        return
+    with contextlib.suppress(FileExistsError):  # another process made it first
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600))
 
 
 def _prepare(db: sqlite3.Connection, path: Path, synchronous: str) -> None:
