@@ -51,6 +51,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.processes)
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """On several workers (``pytest -n 2``, as .ci/tests runs), the interop suite on one.
+
+    Its tests run one after another on that worker, as when run alone: one session's
+    artifacts folder and observations.json, and never two browsers or Node clients at once
+    on two cores. Every other test is a unit of its own, spread over both workers. (The
+    same as ``--dist loadgroup`` with an ``xdist_group`` marker, which pytest-xdist 3.8 no
+    longer applies on pytest 9: it rewrites ``item._nodeid``, which pytest 9 does not read.)
+    """
+    from xdist.scheduler import LoadScopeScheduling  # noqa: PLC0415  (only under xdist)
+
+    class InteropOnOneWorker(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "interop" if nodeid.startswith("tests/interop/") else nodeid
+
+    return InteropOnOneWorker(config, log)
+
+
 def _quick_loop_fix(node: pytest.Item) -> str:
     return (
         f"{node.nodeid} is in the quick loop (not marked processes), so it may not start a "

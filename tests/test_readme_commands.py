@@ -32,7 +32,7 @@ def test_the_first_screen_and_the_full_run_are_the_command_ci_runs() -> None:
     tests = [line for line in CI_TESTS.splitlines() if line and not line.startswith("#")]
     assert tests[-2:] == [
         "bash .ci/setup",
-        'exec .venv/bin/python -m pytest "$@"',
+        'exec .venv/bin/python -m pytest -n 2 "$@"',
     ]
     demo = [line for line in CI_DEMO.splitlines() if line and not line.startswith("#")]
     assert demo[-1] == 'exec .venv/bin/python -m elicitkit demo "$@"'
