@@ -51,7 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.processes)
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+class _InteropOnOneWorker:
     """On several workers (``pytest -n 2``, as .ci/tests runs), the interop suite on one.
 
     Its tests run one after another on that worker, as when run alone: one session's
@@ -60,13 +60,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     same as ``--dist loadgroup`` with an ``xdist_group`` marker, which pytest-xdist 3.8 no
     longer applies on pytest 9: it rewrites ``item._nodeid``, which pytest 9 does not read.)
     """
-    from xdist.scheduler import LoadScopeScheduling  # noqa: PLC0415  (only under xdist)
 
-    class InteropOnOneWorker(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return "interop" if nodeid.startswith("tests/interop/") else nodeid
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        from xdist.scheduler import LoadScopeScheduling  # noqa: PLC0415  (only under xdist)
 
-    return InteropOnOneWorker(config, log)
+        class InteropOnOneWorker(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return "interop" if nodeid.startswith("tests/interop/") else nodeid
+
+        return InteropOnOneWorker(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered only with xdist loaded: without it (-p no:xdist) the hook is unknown.
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_InteropOnOneWorker(), "interop-on-one-worker")
 
 
 def _quick_loop_fix(node: pytest.Item) -> str:
