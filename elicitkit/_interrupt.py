@@ -86,10 +86,15 @@ class CtrlC:
         """What the first Ctrl-C does instead of raising (set while an event loop runs)."""
 
     def install(self) -> None:
-        """Take SIGINT from here on (main thread only, as every signal handler)."""
+        """Take SIGINT from here on, unless this process was started to ignore it.
+
+        Main thread only, as every signal handler. A process started with SIGINT ignored
+        (``nohup``, a background job of a shell) keeps ignoring it.
+        """
         import signal  # noqa: PLC0415  (the command line's process only)
 
-        signal.signal(signal.SIGINT, self.handle)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, self.handle)
 
     def handle(self, _signum: int, _frame: FrameType | None) -> None:
         """The handler: remember, then hand the first Ctrl-C over, or raise."""

@@ -43,11 +43,13 @@ def run_interruptibly(main: Callable[..., Awaitable[T]], *args: Any) -> T:
         return anyio.run(main, *args)  # signals reach the main thread only: nothing to own
     CTRL_C.check()
     # Installed here too, for a caller that is not the command line's process (a test).
-    previous = signal.signal(signal.SIGINT, CTRL_C.handle)
+    previous = signal.getsignal(signal.SIGINT)
+    CTRL_C.install()
     try:
         outcome = anyio.run(_cancelled_by_ctrl_c, main, args)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if previous is not None:  # None: a handler not set from Python, left as it is
+            signal.signal(signal.SIGINT, previous)
     CTRL_C.check()
     if not outcome:
         raise KeyboardInterrupt  # not reached: only a Ctrl-C cancels the scope
