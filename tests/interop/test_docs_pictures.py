@@ -31,8 +31,9 @@ from tests.interop._tools import ROOT, require_inspector
 from tests.png import check_form_picture
 
 DOCS = ROOT / "docs"
-# The pages looked at, in one place: the home page, three guide pages, and the gallery.
-PAGES = ("index.md", "getting-started.md", "asking.md", "long-work.md", "gallery.md")
+# The pages looked at, in one place: the home page, four guide pages that show a form, and
+# the gallery.
+PAGES = ("index.md", "getting-started.md", "replay.md", "long-work.md", "url-mode.md", "gallery.md")
 # The pictures taken again: one of each kind of server, and of each protocol version, that
 # the table's rows run (test_the_pictures_taken_again_cover_every_kind_of_row says so).
 RETAKEN = (
