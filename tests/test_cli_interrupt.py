@@ -314,12 +314,7 @@ _MOMENTS = {
     """,
     # The elicitation callback's task, the form printed, before its prompt starts.
     "form-drawn": """
-        import elicitkit.cli.terminal_form as forms
-        original = forms.keypress
-        async def keypress(*args, **kwargs):
-            interrupt()
-            return await original(*args, **kwargs)
-        forms.keypress = keypress
+        before_the_prompt(interrupt)
     """,
     # Inside prompt_toolkit's start, before raw mode: where it used to install its handler.
     "prompt-starting": """
@@ -336,12 +331,7 @@ _MOMENTS = {
     """,
     # In the loop, inside a __del__, as the form is about to be drawn.
     "dropped-at-the-form": """
-        import elicitkit.cli.terminal_form as forms
-        original = forms.keypress
-        async def keypress(*args, **kwargs):
-            Dropped()
-            return await original(*args, **kwargs)
-        forms.keypress = keypress
+        before_the_prompt(Dropped)
     """,
     # The answer given (by the script, not at a prompt), the main task waiting for the
     # tool's result.
@@ -385,6 +375,15 @@ class Dropped:
     # it raises there ("Exception ignored in ..."): the Ctrl-C's KeyboardInterrupt is lost.
     def __del__(self):
         interrupt()
+
+def before_the_prompt(act):
+    # The elicitation callback's task, the form printed, its first prompt not yet started.
+    import elicitkit.cli.terminal_form as forms
+    original = forms.keypress
+    async def keypress(*args, **kwargs):
+        act()
+        return await original(*args, **kwargs)
+    forms.keypress = keypress
 
 def answer_by_script():
     async def scripted(self, params):

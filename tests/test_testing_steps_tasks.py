@@ -11,9 +11,7 @@ task runs twice (a fault injected where steps call their function).
 
 from __future__ import annotations
 
-import importlib.util
 import secrets
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from elicitkit._runtime import steps as runtime_steps
 from elicitkit.protocol import PROTOCOL_VERSIONS
 from elicitkit.stores import MemoryStore, OutcomeStore
 from elicitkit.testing import ScriptedUser, accept, assert_steps_run_once, count_runs
+from tests.example_modules import fresh_examples
 
 pytestmark = pytest.mark.anyio
 
@@ -190,22 +189,8 @@ async def test_count_runs_counts_the_steps_before_and_inside_the_task(
 @pytest.fixture
 def load() -> Iterator[Callable[[Path], Any]]:
     """Load an example file as a fresh module (its ledgers empty); forget it afterwards."""
-    loaded: list[str] = []
-
-    def load(path: Path) -> Any:
-        name = f"kit_{path.stem}_{len(loaded)}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # forms resolve postponed annotations through it
-        loaded.append(name)
-        spec.loader.exec_module(module)
-        return module
-
-    yield load
-    for name in loaded:
-        del sys.modules[name]
+    with fresh_examples() as load_file:
+        yield load_file
 
 
 async def test_the_tutorial_stage4_refund_pays_once_through_its_task(

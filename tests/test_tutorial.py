@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,6 +22,7 @@ from mcp.server.mcpserver import MCPServer
 
 from elicitkit.protocol import PROTOCOL_VERSIONS
 from elicitkit.testing import PROFILES, ScriptedUser, accept, connect, count_runs, decline
+from tests.example_modules import fresh_examples
 
 pytestmark = pytest.mark.anyio
 
@@ -39,24 +40,10 @@ def bare(sdk: str) -> Any:
 
 
 @pytest.fixture
-def load() -> Iterator[Any]:
+def load() -> Iterator[Callable[[str], ModuleType]]:
     """Load a stage as a fresh module (its ledgers empty); forget it afterwards."""
-    loaded: list[str] = []
-
-    def load(stage: str) -> ModuleType:
-        name = f"tutorial_{stage}_{len(loaded)}"
-        spec = importlib.util.spec_from_file_location(name, TUTORIAL / f"{stage}.py")
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses resolve postponed annotations through it
-        loaded.append(name)
-        spec.loader.exec_module(module)
-        return module
-
-    yield load
-    for name in loaded:
-        del sys.modules[name]
+    with fresh_examples() as load_file:
+        yield lambda stage: load_file(TUTORIAL / f"{stage}.py")
 
 
 def test_the_stages_are_the_ones_the_guide_shows() -> None:

@@ -25,9 +25,25 @@ from elicitkit.protocol import MAX_CHECKBOXES
 SEPARATOR = "__"
 
 
+def box_key(key: str, index: int) -> str:
+    """The wire key of the checkbox of choice ``index`` (from 0) of the multi-select ``key``."""
+    return f"{key}{SEPARATOR}{index + 1}"
+
+
 def checkbox_key(field: FieldSpec, index: int) -> str:
     """The wire key of the checkbox of choice ``index`` (from 0) of ``field``."""
-    return f"{field.key}{SEPARATOR}{index + 1}"
+    return box_key(field.key, index)
+
+
+def box_of(name: str) -> tuple[str, int] | None:
+    """The multi-select key and choice index (from 0) a checkbox's wire key stands for.
+
+    The inverse of `box_key`: ``None`` for a key that is not a checkbox's.
+    """
+    key, separator, number = name.rpartition(SEPARATOR)
+    if not (separator and key and number.isascii() and number.isdigit() and number[0] != "0"):
+        return None
+    return key, int(number) - 1
 
 
 def has_multi(spec: FormSpec) -> bool:
@@ -118,11 +134,11 @@ def replace_checkboxes(
     In place, so the form's order holds (per-call options render a field's boxes again;
     hiding the field passes no boxes).
     """
-    prefix = f"{key}{SEPARATOR}"
     out: dict[str, Any] = {}
     placed = False
     for name, prop in properties.items():
-        if name.startswith(prefix) and name[len(prefix) :].isdigit():
+        box = box_of(name)
+        if box is not None and box[0] == key:
             if not placed:
                 out.update(boxes)
                 placed = True

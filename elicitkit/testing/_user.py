@@ -12,7 +12,7 @@ from typing import Any, Literal, cast
 import anyio
 
 from elicitkit import requested_schema
-from elicitkit._compiler.checkboxes import SEPARATOR
+from elicitkit._compiler.checkboxes import box_key, box_of
 from elicitkit.protocol import FIRST_PROTOCOL
 
 Action = Literal["accept", "decline", "cancel"]
@@ -145,7 +145,7 @@ class _Rule:
             properties = request.schema.get("properties", {})
             # On 2025-06-18 a multi-select's key is its checkboxes' (``<key>__1``, ...).
             return self.target in properties or (
-                request.protocol == FIRST_PROTOCOL and f"{self.target}{SEPARATOR}1" in properties
+                request.protocol == FIRST_PROTOCOL and box_key(self.target, 0) in properties
             )
         if self.kind == "message":
             return bool(self.target.search(request.message))
@@ -319,16 +319,14 @@ def _boxes(properties: Mapping[str, Any], wanted: AbstractSet[str]) -> dict[str,
     """The checkbox keys of each field in ``wanted``, in their options' order (one pass)."""
     found: dict[str, list[tuple[int, str]]] = {}
     for name, prop in properties.items():
-        field, separator, number = name.rpartition(SEPARATOR)
+        box = box_of(name)
         if (
-            separator
-            and field in wanted
-            and number.isascii()
-            and number.isdigit()
+            box is not None
+            and box[0] in wanted
             and isinstance(prop, Mapping)
             and cast("Mapping[str, Any]", prop).get("type") == "boolean"
         ):
-            found.setdefault(field, []).append((int(number), name))
+            found.setdefault(box[0], []).append((box[1], name))
     return {field: [name for _, name in sorted(names)] for field, names in found.items()}
 
 
