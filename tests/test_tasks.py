@@ -24,10 +24,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from elicitkit import ask, go_async, install
-from elicitkit._replay.tasks import WORKER_LOST, MemoryTaskStore, TaskStore
-from elicitkit._runtime.tasks import TaskEngine
+from elicitkit._replay.tasks import MemoryTaskStore, TaskRecord, TaskStore
+from elicitkit._runtime.task_engine import MAX_RESUMES, RESUMED_TOO_OFTEN, TaskEngine
 from elicitkit._runtime.timeouts import timed_out
-from elicitkit.errors import ElicitationTimeout, ElicitationUnsupported
+from elicitkit.errors import ElicitationTimeout
 from elicitkit.testing import FakeClock
 from elicitkit.testing._task_wire import (
     CreatedTask,
@@ -65,6 +65,8 @@ class Counts:
     cancelled: int = 0
     # Set when the body ends, however it ends (made in the test's event loop).
     ended: anyio.Event = field(default_factory=anyio.Event)
+    # Set when a leg of the task gets past go_async() (the task's work runs on a worker).
+    working: anyio.Event = field(default_factory=anyio.Event)
 
 
 def build(
@@ -89,7 +91,8 @@ def build(
         who = await ask(Name, "Who is the report for?", key="who")
         name = who.content.name if who.content else "nobody"
         went = await go_async("Rendering the report", required=required)
-        counts.after_go_async += 1
+        counts.after_go_async += 1  # once per leg of the task: it runs the tool again
+        counts.working.set()
         try:
             if long_work:  # until the client cancels the task
                 await anyio.sleep_forever()
@@ -164,7 +167,8 @@ async def test_ask_go_async_work_ask_completed(sdk: str) -> None:
         done = await until(client, created.task_id, "completed")
     assert done["result"]["content"][0]["text"] == "Q3 for Ada: 3 copies (task)."
     assert "inputRequests" not in done
-    assert (counts.after_go_async, counts.finished) == (1, 1)
+    # Two legs: the first asks how many copies, the second finishes with the answer.
+    assert (counts.after_go_async, counts.finished) == (2, 1)
 
 
 async def test_a_resent_final_round_returns_the_same_task(sdk: str) -> None:
@@ -181,7 +185,8 @@ async def test_a_resent_final_round_returns_the_same_task(sdk: str) -> None:
         late = await call(client, **final)
     assert isinstance(late, CreatedTask)
     assert late.task_id == created.task_id
-    assert counts.after_go_async == 1
+    assert late.status == "completed"  # as tasks/get says, not as it was created
+    assert counts.after_go_async == 2  # the task's two legs; the resent rounds ran nothing
 
 
 async def test_cancel_during_the_long_work(sdk: str) -> None:
@@ -189,6 +194,7 @@ async def test_cancel_during_the_long_work(sdk: str) -> None:
     server = build(sdk, counts, long_work=True)
     async with tasks_client(in_memory(server)) as client:
         created, _ = await start_task(client)
+        await counts.working.wait()  # a leg runs the long work
         assert await cancel_task(client, created.task_id) == {"resultType": "complete"}
         ended = await until(client, created.task_id, "cancelled", "completed", "failed")
         # Idempotent on a terminal task: the same empty acknowledgement.
@@ -209,7 +215,8 @@ async def test_cancel_during_an_in_task_question(sdk: str) -> None:
         await update_task(client, created.task_id, {"copies": accept(copies=2).model_dump()})
         assert (await get_task(client, created.task_id))["status"] == "cancelled"
     assert "inputRequests" not in ended
-    assert (counts.cancelled, counts.finished) == (1, 0)
+    # While the task waited for the answer no worker held it: there was no body to cancel.
+    assert (counts.cancelled, counts.finished) == (0, 0)
 
 
 async def test_an_invalid_in_task_answer_is_asked_again_per_field(sdk: str) -> None:
@@ -405,25 +412,95 @@ def _raw_result() -> Any:
     return _Raw
 
 
-async def test_a_task_whose_worker_stopped_renewing_is_failed_honestly(
+async def new_task(
+    engine: TaskEngine, *, dialogue: str | None = None, principal: str | None = None
+) -> TaskRecord:
+    """A task as go_async() creates it, its first leg queued."""
+    return await engine.create(
+        dialogue=dialogue,
+        principal=principal,
+        message=None,
+        call={"name": "render", "arguments": {}},
+        state="",
+    )
+
+
+async def test_a_leg_whose_worker_stopped_renewing_is_resumed_by_another(
     elicit_clock: FakeClock,
 ) -> None:
     engine = TaskEngine(MemoryTaskStore(), lease=10)
-    record = await engine.create(dialogue=None, principal=None, message=None)
+    record = await new_task(engine)
+    assert await engine.claim(record.task_id, 1, "first") is not None
     elicit_clock.jump(9.9)
+    assert await engine.claim(record.task_id, 1, "second") is None  # still held
     found = await engine.get(record.task_id, None)
     assert found is not None
-    assert found.status == "working"  # still held
+    assert not found.leg_lost
     elicit_clock.jump(0.2)  # nobody renewed it: its worker "died"
     found = await engine.get(record.task_id, None)
     assert found is not None
-    assert found.status == "failed"
-    assert found.error == {"code": -32603, "message": WORKER_LOST}
+    assert (found.status, found.leg_lost) == ("working", True)  # not failed: resumable
+    resumed = await engine.claim(record.task_id, 1, "second")
+    assert resumed is not None
+    assert (resumed.runner, resumed.resumes, resumed.leg_lost) == ("second", 1, False)
+    # The first worker, back from the dead, records nothing: the leg is not its own now.
+    assert not await engine.finish(record.task_id, "first", result={"content": []})
+    assert await engine.finish(record.task_id, "second", result={"content": []})
+    done = await engine.get(record.task_id, None)
+    assert done is not None
+    assert done.status == "completed"
+
+
+async def test_a_leg_that_kills_its_worker_each_time_fails_the_task(
+    elicit_clock: FakeClock,
+) -> None:
+    engine = TaskEngine(MemoryTaskStore(), lease=10)
+    record = await new_task(engine)
+    for worker in range(MAX_RESUMES + 1):
+        assert await engine.claim(record.task_id, 1, f"w{worker}") is not None
+        elicit_clock.jump(10.1)
+        found = await engine.get(record.task_id, None)
+        assert found is not None
+        assert found.leg_lost
+    assert await engine.claim(record.task_id, 1, "last") is None
+    failed = await engine.get(record.task_id, None)
+    assert failed is not None
+    assert failed.status == "failed"
+    assert failed.error == {
+        "code": -32603,
+        "message": RESUMED_TOO_OFTEN.format(times=MAX_RESUMES + 1),
+    }
+
+
+async def test_a_queued_leg_its_queue_lost_is_queued_again(elicit_clock: FakeClock) -> None:
+    engine = TaskEngine(MemoryTaskStore(), lease=10)
+    record = await new_task(engine)  # queued, never claimed: its process died
+    elicit_clock.jump(10.1)
+    found = await engine.get(record.task_id, None)
+    assert found is not None
+    assert found.leg_lost
+
+
+async def test_a_task_waiting_for_an_answer_holds_no_lease(elicit_clock: FakeClock) -> None:
+    engine = TaskEngine(MemoryTaskStore(), lease=10)
+    record = await new_task(engine)
+    assert await engine.claim(record.task_id, 1, "w") is not None
+    question = {"method": "elicitation/create", "params": {"message": "How many?"}}
+    assert await engine.wait_for_answers(record.task_id, "w", {"n": question}, "state", {})
+    elicit_clock.jump(3000)  # a person thinking for fifty minutes
+    waiting = await engine.get(record.task_id, None)
+    assert waiting is not None
+    assert (waiting.wire_status, waiting.leg_lost, waiting.leg) == ("input_required", False, 2)
+    answered, completed = await engine.answer(record.task_id, None, {"n": {"action": "accept"}})
+    assert completed
+    assert answered is not None
+    assert answered.wants_leg
+    assert await engine.claim(record.task_id, 2, "w2") is not None
 
 
 async def test_a_task_is_forgotten_after_its_ttl(elicit_clock: FakeClock) -> None:
     engine = TaskEngine(MemoryTaskStore(), ttl=60)
-    record = await engine.create(dialogue=None, principal=None, message=None)
+    record = await new_task(engine)
     elicit_clock.jump(59.9)
     assert await engine.get(record.task_id, None) is not None
     elicit_clock.jump(0.2)
@@ -432,17 +509,17 @@ async def test_a_task_is_forgotten_after_its_ttl(elicit_clock: FakeClock) -> Non
 
 async def test_a_task_is_its_callers_alone() -> None:
     engine = TaskEngine(MemoryTaskStore())
-    record = await engine.create(dialogue=None, principal="alice", message=None)
+    record = await new_task(engine, principal="alice")
     assert await engine.get(record.task_id, "alice") is not None
     assert await engine.get(record.task_id, "mallory") is None
     assert await engine.get(record.task_id, None) is None
-    assert not await engine.cancel(record.task_id, "mallory")
+    assert await engine.cancel(record.task_id, "mallory") is None
 
 
 async def test_one_dialogue_has_one_task() -> None:
     engine = TaskEngine(MemoryTaskStore())
-    one = await engine.create(dialogue="d1", principal=None, message=None)
-    two = await engine.create(dialogue="d1", principal=None, message=None)
+    one = await new_task(engine, dialogue="d1")
+    two = await new_task(engine, dialogue="d1")
     assert one.task_id == two.task_id
 
 
@@ -508,27 +585,27 @@ async def test_two_go_async_at_once_make_one_task() -> None:
     assert len(store) == 1
 
 
-async def test_a_url_question_inside_a_task_is_refused_with_the_reason() -> None:
-    server = new_server("mcp", "urls")
+async def test_a_url_question_inside_a_task_goes_out_through_the_task(sdk: str) -> None:
+    server = new_server(sdk, "urls")
 
     @server.tool()
     async def pay() -> str:
         await go_async()
-        try:
-            await ask_url("Pay here", "https://pay.example/checkout")
-        except ElicitationUnsupported as refused:
-            return str(refused)
-        return "asked"
+        opened = await ask_url("Pay here", "https://pay.example/checkout")
+        return f"paid: {opened.action}"
 
     async with tasks_client(in_memory(server)) as client:
         created = await client.session.call_tool("pay", {}, allow_claimed=True)
         assert isinstance(created, CreatedTask)
+        asking = await until(client, created.task_id, "input_required")
+        ((key, request),) = asking["inputRequests"].items()
+        assert request["method"] == "elicitation/create"
+        assert request["params"]["mode"] == "url"
+        assert request["params"]["url"] == "https://pay.example/checkout"
+        assert request["params"]["message"] == "Pay here"
+        await update_task(client, created.task_id, {key: {"action": "accept"}})
         done = await until(client, created.task_id, "completed")
-    assert done["result"]["content"][0]["text"] == (
-        "This client cannot open a URL for the user (elicitkit does not ask URL questions "
-        "inside a task yet), so the tool could not send the user to the page. Give the user "
-        "the link in the tool's result instead."
-    )
+    assert done["result"]["content"][0]["text"] == "paid: accept"
 
 
 async def test_an_unanswered_in_task_question_times_out_and_is_withdrawn() -> None:

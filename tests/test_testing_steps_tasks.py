@@ -87,7 +87,8 @@ async def test_assert_steps_run_once_follows_the_task_across_two_servers(sdk: st
     assert runs.result.content[0].text == "6 pages, sent 3, as a task"  # type: ignore[union-attr]
     assert dict(runs.steps) == STEPS
     # Round one once; round two (the task's) once: sent again, it gets the recorded task.
-    assert runs.body == 2
+    # Then the task's two legs: the first asks how many copies, the second finishes.
+    assert runs.body == 4
     assert user.messages == ASKED  # the in-task question asked once, through the task
 
 
@@ -120,7 +121,8 @@ async def test_a_task_round_sent_again_after_more_rounds_gets_the_same_task(sdk:
     assert dict(runs.steps) == {"hold": 1, "confirm": 1}
     # Round one once, round two twice, round three (the task's) once; the resend of round
     # three and the oldest state after the end get the recorded task without the body.
-    assert runs.body == 4
+    # Then the task's one leg (it asks nothing).
+    assert runs.body == 5
 
 
 async def test_assert_steps_run_once_fails_when_a_step_inside_the_task_runs_twice(
@@ -182,7 +184,8 @@ async def test_count_runs_counts_the_steps_before_and_inside_the_task(
     where = "as a task" if protocol == "2026-07-28" else "in the call"  # no tasks before
     assert runs.result.content[0].text == f"6 pages, sent 3, {where}"  # type: ignore[union-attr]
     assert dict(runs.steps) == STEPS
-    assert runs.body == (2 if protocol == "2026-07-28" else 1)
+    # On 2026-07-28: round one, the round that goes async, and the task's two legs.
+    assert runs.body == (4 if protocol == "2026-07-28" else 1)
     assert users[0].messages == ASKED
 
 
@@ -205,9 +208,9 @@ async def test_the_tutorial_stage4_refund_pays_once_through_its_task(
     assert runs.result.content[0].text == (  # type: ignore[union-attr]
         "Refunded 30 EUR for a teapot (R-1); receipt sent to ada@example.com."
     )
-    assert dict(runs.steps) == {"pay": 1}
+    assert dict(runs.steps) == {"pay": 1, "post": 1}
     assert app.REFUNDS == [("A-17", 30)]
-    assert app.BOOKS == ["A-17: -30 EUR (R-1)"]  # the work inside the task, once
+    assert app.BOOKS == ["A-17: -30 EUR (R-1)"]  # the work inside the task, once (a step)
     assert user.messages[-1] == "Where should we email the receipt?"  # asked in the task
 
 

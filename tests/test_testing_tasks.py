@@ -27,7 +27,9 @@ async def test_connect_tests_a_long_tool_like_a_short_one(sdk: str, protocol: st
         "Rendered Q3. How many copies?",
         "Rendered Q3. How many copies?\n\nPlease correct your answer. Copies: Must be at least 1.",
     ]
-    assert (counts.after_go_async, counts.finished) == (1, 1)
+    # In a task the tool runs again for each leg: asked, re-asked, finished (three legs).
+    legs = 3 if protocol == "2026-07-28" else 1
+    assert (counts.after_go_async, counts.finished) == (legs, 1)
 
 
 async def test_a_cancelled_call_cancels_its_task(sdk: str) -> None:

@@ -59,18 +59,19 @@ def test_the_stages_are_the_ones_the_guide_shows() -> None:
 
 # What the customer answers at each stage, what the tool then says, and how many times its
 # body runs on 2026-07-28, where the tool runs again from the top for each question (once on
-# the 2025 eras). From stage 4 on, the round that reaches go_async() is the last: the
-# receipt question is asked inside the task, which is not replayed.
+# the 2025 eras). From stage 4 on, the round that reaches go_async() is the call's last, and
+# the task runs the tool twice more: its first leg asks the receipt question (inside the
+# task), its second finishes with the answer.
 REFUNDED = "Refunded 30 EUR for a teapot (R-1)"
 HAPPY: dict[str, tuple[tuple[Any, ...], str, int]] = {
     "stage1_form": ((REQUEST,), "Refund of 30 EUR for a teapot requested (damaged).", 2),
     "stage2_confirm": ((REQUEST, YES), f"{REFUNDED}.", 3),
     "stage3_step": ((REQUEST, YES, RECEIPT), f"{REFUNDED}; receipt sent to ada@example.com.", 4),
-    "stage4_task": ((REQUEST, YES, RECEIPT), f"{REFUNDED}; receipt sent to ada@example.com.", 3),
+    "stage4_task": ((REQUEST, YES, RECEIPT), f"{REFUNDED}; receipt sent to ada@example.com.", 5),
     "stage5_fallback": (
         (REQUEST, YES, RECEIPT),
         f"{REFUNDED}; receipt sent to ada@example.com.",
-        3,
+        5,
     ),
 }
 
@@ -99,7 +100,9 @@ async def test_a_refund_at_each_stage(load: Any, stage: str, sdk: str, protocol:
     ][: len(replies)]
     if stage != "stage1_form":
         assert app.REFUNDS == [("A-17", 30)]  # paid once, whatever the era
-    if stage >= "stage3":
+    if stage >= "stage4":  # posting to the books is a step too: a task replays the tool
+        assert runs.steps == {"pay": 1, "post": 1}
+    elif stage >= "stage3":
         assert runs.steps == {"pay": 1}
     if stage >= "stage4":
         assert app.BOOKS == ["A-17: -30 EUR (R-1)"]

@@ -15,19 +15,20 @@ No sticky routing is needed.
 Leases are timed by Redis, never by a worker's clock (workers' clocks disagree): the lease
 is a key of its own, ``l:<task id>``, set with a ``PX`` time to live when the task is
 created and renewed by the body's worker (``SET XX PX``, which cannot revive a lapsed
-one). A task whose lease key is gone while the task is not terminal lost its worker: the
-first worker to read it (``tasks/get`` anywhere, or the body's worker renewing) marks it
-``failed`` in an optimistic transaction watching the record and the lease, so the judgement
-and the body's own end are ordered: whichever lands first stands, the other changes
-nothing. The body's worker that finds its task failed, or cannot renew its lease within
-the lease, stops the body.
+one). A task whose lease key is gone while a leg runs lost that leg's worker: the first
+worker to read it (``tasks/get`` anywhere, or the leg's worker renewing) marks the leg
+orphaned (`elicitkit._replay.tasks.lose_worker`) in an optimistic transaction watching the
+record and the lease, so the judgement and the leg's own end are ordered: whichever lands
+first stands. A claim of a leg grants a fresh lease in the transaction of its change. The
+leg's worker that finds its leg orphaned, or cannot renew its lease within the lease,
+stops the leg.
 
 Keys, under ``prefix``: ``t:<task id>`` holds the record (JSON), ``d:<dialogue>`` the id of
 the task a dialogue went on as, ``l:<task id>`` the lease; the first two expire ``ttlMs``
 after the task's creation (a relative ``PX``: no worker's clock). ``p:<caller>`` is a sorted
 set of a caller's unfinished tasks (a principal's digest; anonymous callers share ``p:``),
 scored by when each expires by Redis's clock: a task leaves it when it ends, expires, or
-(looked at only when the caller is at ``max_per_caller``) its lease is gone, and a caller
+(looked at only when the caller is at ``max_per_caller``) its record is gone, and a caller
 holding ``max_per_caller`` is refused a new task (`CallerFull`) while the others go on.
 Changes are optimistic transactions (``WATCH``/``MULTI``): a change that raced another is
 redone on the fresh record. Creating and reading are one Lua script each, sent by its digest
@@ -72,9 +73,9 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
 if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then
-  -- At the limit only (linear in it): a task whose lease is gone ended or lost its worker.
+  -- At the limit only (linear in it): a task whose record is gone expired or was lost.
   for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-    if redis.call('EXISTS', ARGV[4] .. 'l:' .. id) == 0 then redis.call('ZREM', KEYS[4], id) end
+    if redis.call('EXISTS', ARGV[4] .. 't:' .. id) == 0 then redis.call('ZREM', KEYS[4], id) end
   end
   if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then return {'caller-full'} end
 end
@@ -221,13 +222,13 @@ class RedisTaskStore:
                     if raw is None:
                         return None
                     record = _loads(raw)
-                    if record.terminal or await pipe.exists(lease):
+                    if record.terminal or await pipe.exists(lease) or not lose_worker(record):
                         await pipe.reset()
                     else:
-                        lose_worker(record)
                         record.updated_at = clock.now()
                         pipe.multi()
-                        pipe.zrem(self._caller_key(record), task_id)
+                        if record.terminal:  # a task that ran as one body: failed
+                            pipe.zrem(self._caller_key(record), task_id)
                         pipe.set(key, _dumps(record), keepttl=True)
                         pipe.publish(self._channel(task_id), "1")
                         await pipe.execute()
@@ -240,7 +241,12 @@ class RedisTaskStore:
         )
 
     async def change(
-        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+        self,
+        task_id: str,
+        edit: Callable[[TaskRecord], bool],
+        *,
+        wake: bool = True,
+        lease: float | None = None,
     ) -> TaskRecord | None:
         """See `elicitkit.stores.TaskStore.change`."""
         key = self._key(task_id)
@@ -264,6 +270,8 @@ class RedisTaskStore:
                         if record.terminal:  # it no longer counts against its caller
                             pipe.zrem(self._caller_key(record), task_id)
                         pipe.set(key, _dumps(record), keepttl=True)
+                        if lease is not None:
+                            pipe.set(self._lease_key(task_id), "1", px=_ms(lease))
                         await pipe.execute()
                     except WatchError:
                         continue  # another worker changed it first: edit the fresh record
@@ -293,6 +301,11 @@ class RedisTaskStore:
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(self.timeout):
                 await pubsub.aclose()
+
+    @property
+    def client(self) -> Any:
+        """The Redis client (a Docket for the tasks' legs connects beside it)."""
+        return self._redis
 
     def _saw(self, record: TaskRecord) -> None:
         if len(self._seen) > 10_000:

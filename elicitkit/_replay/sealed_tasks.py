@@ -2,8 +2,9 @@
 
 `SealedTaskStore` wraps any `TaskStore` (memory, SQLite, Redis) and seals, with the server's
 ``requestState`` codec, every part of a `TaskRecord` that carries the call's content: each
-outstanding question (its message and form), each answer, the result, the error and the
-status message. Each is bound to its task, its field and its key, so a sealed part copied to
+outstanding question (its message and form), each answer, the result, the error, the
+status message, and what the next leg replays (the call's name and arguments, and the state
+with the answers and step results so far). Each is bound to its task, its field and its key, so a sealed part copied to
 another task or field does not open there. What a store needs to do its work stays in clear:
 the id, the status, the times, the lease, the principal, the cancel flag, and the keys of
 the questions and answers.
@@ -51,7 +52,12 @@ class SealedTaskStore:
         return None if found is None else self._opened(found)
 
     async def change(
-        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+        self,
+        task_id: str,
+        edit: Callable[[TaskRecord], bool],
+        *,
+        wake: bool = True,
+        lease: float | None = None,
     ) -> TaskRecord | None:
         """See `TaskStore.change`: ``edit`` sees the record opened, the store keeps it sealed."""
 
@@ -64,7 +70,7 @@ class SealedTaskStore:
                 setattr(stored, name, value)
             return True
 
-        found = await self.inner.change(task_id, sealed_edit, wake=wake)
+        found = await self.inner.change(task_id, sealed_edit, wake=wake, lease=lease)
         return None if found is None else self._opened(found)
 
     async def wait(self, task_id: str, seconds: float) -> None:
@@ -80,6 +86,11 @@ class SealedTaskStore:
         out.error = None if record.error is None else self._seal(task, "e", "", record.error)
         if record.message is not None:
             out.message = _SEALED_TEXT + self._token(task, "m", "", record.message)
+        # What the next leg replays: the call's arguments, and the answers and step results
+        # its state carries.
+        out.call = None if record.call is None else self._seal(task, "c", "", record.call)
+        if record.state is not None:
+            out.state = _SEALED_TEXT + self._token(task, "s", "", record.state)
         return out
 
     def _opened(self, stored: TaskRecord) -> TaskRecord:
@@ -101,6 +112,14 @@ class SealedTaskStore:
         if stored.message is not None and stored.message.startswith(_SEALED_TEXT):
             opened = self._unseal(task, "m", "", stored.message[len(_SEALED_TEXT) :])
             out.message = UNREADABLE if opened is None else str(opened)
+        if stored.call is not None:
+            call = self._open(task, "c", "", stored.call, unreadable)
+            out.call = call if isinstance(call, dict) else {}
+        if stored.state is not None and stored.state.startswith(_SEALED_TEXT):
+            state = self._unseal(task, "s", "", stored.state[len(_SEALED_TEXT) :])
+            if state is None:
+                unreadable.append("s:")
+            out.state = None if state is None else str(state)
         if unreadable:
             out.message = UNREADABLE
         return out

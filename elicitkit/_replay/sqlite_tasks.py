@@ -18,8 +18,8 @@ during another boot of the machine has lapsed (its worker did not survive the re
 
 **Bounded, never evicting a running task.** At most ``max_tasks`` records: past that, the
 oldest ended task is deleted to make room, and a store full of unfinished tasks refuses new
-ones (`StoreFull`). At most ``max_per_caller`` unfinished tasks with a live lease per
-caller (a principal; anonymous callers share one), counted on an index by caller: past
+ones (`StoreFull`). At most ``max_per_caller`` unfinished tasks (waiting ones included:
+they hold no worker, but go on when answered) per caller (a principal; anonymous callers share one), counted on an index by caller: past
 that, that caller is refused (`CallerFull`) and the others go on. Records expire ``ttl_ms``
 after their creation.
 
@@ -126,8 +126,8 @@ class SqliteTaskStore:
             caller = caller_of(record)
             (held,) = db.execute(
                 "SELECT count(*) FROM task_callers c JOIN tasks t ON t.id = c.id "
-                "WHERE c.caller = ? AND t.lease_until >= ? AND t.boot = ?",
-                (caller, now, BOOT),
+                "WHERE c.caller = ? AND t.terminal = 0",
+                (caller,),
             ).fetchone()
             if held >= self._max_per_caller:
                 raise caller_full(f"SQLite task store at {self.path}", self._max_per_caller)
@@ -161,7 +161,12 @@ class SqliteTaskStore:
         return await self._file.run(lambda db: self._read(db, task_id, renew=seconds))
 
     async def change(
-        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+        self,
+        task_id: str,
+        edit: Callable[[TaskRecord], bool],
+        *,
+        wake: bool = True,
+        lease: float | None = None,
     ) -> TaskRecord | None:
         """See `elicitkit.stores.TaskStore.change`."""
 
@@ -169,9 +174,15 @@ class SqliteTaskStore:
             record = self._read(db, task_id, renew=None)
             if record is None or not edit(record):
                 return record
+            now = clock.now()
             if wake:
-                record.updated_at = clock.now()
+                record.updated_at = now
             self._write(db, record, bump=wake)
+            if lease is not None:
+                db.execute(
+                    "UPDATE tasks SET lease_until = ?, boot = ? WHERE id = ?",
+                    (now + lease, BOOT, task_id),
+                )
             return record
 
         changed = await self._file.run(change)
@@ -229,10 +240,10 @@ class SqliteTaskStore:
         self._seen[task_id] = int(found[4])
         lapsed = found[1] < now or found[2] != BOOT
         if not record.terminal and lapsed:
-            lose_worker(record)
-            record.updated_at = now
-            self._write(db, record, bump=True)
-            self._wake(task_id)
+            if lose_worker(record):
+                record.updated_at = now
+                self._write(db, record, bump=True)
+                self._wake(task_id)
         elif renew is not None and not record.terminal:
             db.execute(
                 "UPDATE tasks SET lease_until = ?, boot = ? WHERE id = ?",

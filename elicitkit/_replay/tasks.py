@@ -10,12 +10,15 @@ record, in a `TaskStore` every worker shares, and nothing in the worker's memory
   the answers that arrived for them but have not been taken by the body yet
   (``answers``): an answer moves a question out of ``questions`` at once, so the next
   ``tasks/get`` shows only what is still outstanding, whichever worker serves it;
-* a cancellation request (``cancel``), which the body's worker acts on;
-* the body's lease (``lease_until``), renewed by its worker while the body runs: a lease
-  that lapsed on a task that is not terminal means the worker died, and the task is
-  reported ``failed`` with a message saying so (`WORKER_LOST`). A store shared by several
-  processes keeps the lease by its own clock instead (`LeasingTaskStore`), so that no
-  worker's clock decides whether another worker is alive.
+* a cancellation request (``cancel``), which the running leg's worker acts on;
+* what the next leg replays (``call``, ``state``, ``answers``): the task's work runs in
+  legs, each a run of the tool from the top with the answers and step records so far
+  (`elicitkit.integrations._task_legs`), so no worker holds a task while a person thinks;
+* the running leg's lease (``lease_until``, held by ``runner``), renewed by its worker: a
+  lease that lapsed while a leg ran means the worker died, and the leg is *orphaned*: the
+  next request that sees the task starts it again on a live worker (`lose_worker`). A store
+  shared by several processes keeps the lease by its own clock instead
+  (`LeasingTaskStore`), so that no worker's clock decides whether another worker is alive.
 
 A store changes a record only through `TaskStore.change`, atomically, and wakes whoever
 waits on it (`TaskStore.wait`): the body's worker waiting for an answer or a cancel.
@@ -70,8 +73,22 @@ class TaskRecord:
         result: The tool's result (wire JSON), once ``completed``.
         error: The JSON-RPC error (code, message, data), once ``failed``.
         cancel: The client asked to cancel the task.
-        lease_until: The body's worker holds the task until then (seconds since the
-            epoch), renewed while the body runs.
+        lease_until: The running leg's worker holds the task until then (seconds since
+            the epoch), renewed while the leg runs.
+        call: The ``tools/call`` params the legs replay (name, arguments), or ``None`` for
+            a record of a task that ran as one body (no legs).
+        state: The ``requestState`` (plaintext) the next leg replays: the answers and
+            durable steps so far, and the questions ``answers`` answer.
+        leg: The number of the leg to run next, or running (1 for the first).
+        runner: The token of the worker running the leg, or ``None`` while none does
+            (the leg is queued, or the task waits for answers).
+        orphaned: The running leg's lease lapsed (its worker died or stalled): the leg is
+            started again by the next request that sees the task.
+        resumes: How many times an orphaned leg was started again (bounded: a leg that
+            kills its worker each time fails the task instead of looping).
+        deadlines: When each outstanding question's answer is too late (seconds since the
+            epoch), for questions asked with a timeout: past it, the next leg runs and the
+            question times out there.
     """
 
     task_id: str
@@ -88,11 +105,37 @@ class TaskRecord:
     error: dict[str, Any] | None = None
     cancel: bool = False
     lease_until: float = 0.0
+    call: dict[str, Any] | None = None
+    state: str | None = None
+    leg: int = 0
+    runner: str | None = None
+    orphaned: bool = False
+    resumes: int = 0
+    deadlines: dict[str, float] = field(default_factory=dict[str, float])
 
     @property
     def terminal(self) -> bool:
         """Whether the task has ended (completed, failed or cancelled)."""
         return self.status in TERMINAL
+
+    @property
+    def wants_leg(self) -> bool:
+        """Whether a leg should run and none does: queued, or orphaned by a dead worker."""
+        return (
+            self.call is not None
+            and not self.terminal
+            and not self.questions
+            and (self.runner is None or self.orphaned)
+        )
+
+    @property
+    def leg_lost(self) -> bool:
+        """Whether the leg that should run was orphaned: a request that sees it restarts it.
+
+        Orphaned by a worker that died or stopped mid-leg, or by a queue that lost the leg
+        with its process (its lease, granted when it was queued, lapsed unclaimed).
+        """
+        return self.wants_leg and self.orphaned
 
     @property
     def wire_status(self) -> str:
@@ -178,15 +221,22 @@ class TaskStore(Protocol):
         ...
 
     async def change(
-        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+        self,
+        task_id: str,
+        edit: Callable[[TaskRecord], bool],
+        *,
+        wake: bool = True,
+        lease: float | None = None,
     ) -> TaskRecord | None:
         """Apply ``edit`` to the record atomically, and keep the result if it changed.
 
         ``edit`` mutates the record it is given and returns whether it changed anything;
         it may be called more than once (a store that retries on a concurrent write), so
         it must depend on the record alone. A change sets ``updated_at`` and wakes `wait`,
-        unless ``wake`` is false (a lease renewal: kept, but nobody's news). Returns the
-        record after the edit, or ``None`` if there is no record.
+        unless ``wake`` is false (a lease renewal: kept, but nobody's news). With
+        ``lease``, a change also grants the task a fresh lease of that many seconds (by
+        the store's clock, in the same atomic step): how a worker claims a leg. Returns
+        the record after the edit, or ``None`` if there is no record.
         """
         ...
 
@@ -203,11 +253,11 @@ class LeasingTaskStore(TaskStore, Protocol):
     lapsed, one running behind would keep a dead worker's task ``working``. A store
     shared by workers therefore times leases itself (a key that expires, say), and:
 
-    * `create` grants the new task's first lease;
-    * `get` (and so every request and the body's worker) reports a task whose lease
-      lapsed, and that is not terminal, as ``failed`` (`WORKER_LOST`), atomically with
-      respect to `change`: a task never goes ``completed`` after it was reported
-      ``failed``, nor the reverse;
+    * `create` grants the new task's first lease, and `change` with ``lease`` a fresh one;
+    * `get` (and so every request and the leg's worker) applies `lose_worker` to a task
+      whose lease lapsed, and that is not terminal, atomically with respect to `change`:
+      a task never goes ``completed`` after it was reported ``failed``, nor the reverse,
+      and a leg orphaned is never claimed by two workers;
     * `renew` extends a lease that has not lapsed.
 
     ``lease_until`` is then informative only.
@@ -217,8 +267,8 @@ class LeasingTaskStore(TaskStore, Protocol):
         """Extend the task's lease to ``seconds`` from now, by the store's clock.
 
         Returns the record; a task whose lease had already lapsed is not renewed but
-        reported ``failed`` (`WORKER_LOST`), so its worker stops the body. ``None`` if
-        there is no record.
+        given to `lose_worker`, so its worker stops the leg. ``None`` if there is no
+        record.
         """
         ...
 
@@ -252,13 +302,25 @@ def check_limits(max_tasks: int, max_per_caller: int, store: str) -> None:
             raise ValueError(f"{store} needs {name} of at least 1, not {value!r}.")
 
 
-def lose_worker(record: TaskRecord) -> None:
-    """Mark ``record`` ``failed`` because its worker's lease lapsed (`WORKER_LOST`)."""
+def lose_worker(record: TaskRecord) -> bool:
+    """Judge ``record``, whose worker's lease lapsed; return whether that changed it.
+
+    A task that runs in legs loses nothing but the leg: the leg is orphaned (started again
+    by the next request that sees it); a task that waits for answers holds no worker, so
+    nothing changes. A task of one body (no legs) is ``failed`` (`WORKER_LOST`).
+    """
+    if record.call is not None:
+        # Waiting for answers holds no lease; a leg running or queued did.
+        if record.questions or record.orphaned:
+            return False
+        record.orphaned = True
+        return True
     record.status = "failed"
     record.error = {"code": INTERNAL_ERROR, "message": WORKER_LOST}
     record.message = WORKER_LOST
     record.questions.clear()
     record.answers.clear()
+    return True
 
 
 class MemoryTaskStore:
@@ -347,13 +409,21 @@ class MemoryTaskStore:
         return self._records.get(task_id)
 
     async def change(
-        self, task_id: str, edit: Callable[[TaskRecord], bool], *, wake: bool = True
+        self,
+        task_id: str,
+        edit: Callable[[TaskRecord], bool],
+        *,
+        wake: bool = True,
+        lease: float | None = None,
     ) -> TaskRecord | None:
         """See `TaskStore.change`."""
         record = await self.get(task_id)
         if record is None:
             return None
-        if edit(record) and wake:
+        changed = edit(record)
+        if changed and lease is not None:
+            record.lease_until = clock.now() + lease
+        if changed and wake:
             record.updated_at = clock.now()
             event = self._changed.pop(task_id, None)
             if event is not None:

@@ -180,9 +180,10 @@ class Detacher(Protocol):
     """Turns the rest of one tool call into a task (see ``go_async()``)."""
 
     async def detach(self, run: ToolRun, message: str | None) -> None:
-        """Create the task, answer the call with it, and make ``run`` ask through it.
+        """Create the task and end the round, which the call answers with the task.
 
-        Returns once the task is durably created; the body then goes on as the task.
+        Raises (once the task is durably created) the signal that ends the round; the
+        task's legs then run the tool again (see ``elicitkit._runtime.tasks``).
         """
         ...
 

@@ -1,49 +1,49 @@
 """``go_async()``: after the questions, the rest of a tool call runs as a task.
 
 On MCP 2026-07-28 with a client that declared the Tasks extension on its request, a tool
-body that calls ``await go_async()`` answers the call with a ``CreateTaskResult`` and goes
-on in the background; the client polls the task. What this module does, SDK-free:
+body that calls ``await go_async()`` answers the call with a ``CreateTaskResult``; the
+client polls the task. What this module does, SDK-free:
 
-* `Detachable` runs a round's body in a background task from the start, so ``go_async()``
-  can answer the call while the body goes on. Until then the round is an ordinary round:
-  its result, its question (``NeedInput``) or its error is the round's. A round cancelled
-  before ``go_async()`` cancels its body and waits for it.
-* Once the task is created, the run switches to the task's delivery
-  (`elicitkit._runtime.task_delivery.InTask`): its questions go out through ``tasks/get``.
-  The task's books are kept by `elicitkit._runtime.task_engine.TaskEngine`.
+* `TaskStarter` is the round's way to become a task: ``go_async()`` creates the task's
+  record, holding the call and a ``requestState`` that carries every answer and durable
+  step so far, and ends the round with `GoneAsync`, which the integration answers with
+  the ``CreateTaskResult``.
+* The task's work then runs in *legs* on a queue (`elicitkit._runtime.leg_queue`): each
+  leg runs the tool from the top, replaying that state (``go_async()`` returns ``True`` at
+  once in a leg), and ends with the result, or with questions the task shows in
+  ``tasks/get`` until ``tasks/update`` answers them and the next leg is queued
+  (`elicitkit.integrations._task_legs`). The task's books are kept by
+  `elicitkit._runtime.task_engine.TaskEngine`.
 
-What runs once: everything after ``go_async()`` runs exactly once per dialogue. The round
-that reaches ``go_async()`` is the dialogue's final round: its answer, the
-``CreateTaskResult``, is recorded as the dialogue's outcome (`elicitkit._replay.once`), so
-a resent final round gets the same task back without running anything.
+What runs once: a durable ``step()`` runs once per task, across legs, workers and crashes
+(a plain step interrupted by a crash fails the task; a ``retry_safe`` one runs again);
+any other code runs again in each leg, as in each round of questions. The round that
+reaches ``go_async()`` is the dialogue's final round: its answer, the ``CreateTaskResult``,
+is recorded as the dialogue's outcome (`elicitkit._replay.once`), so a resent final round
+gets the same task back without running anything.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Generic, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 import anyio
 
-from elicitkit._compat import BaseExceptionGroup
 from elicitkit._replay.store import CallerFull, StoreFull
-from elicitkit._replay.tasks import INTERNAL_ERROR, TASKS_EXTENSION, WORKER_LOST, wire_task
+from elicitkit._replay.tasks import TASKS_EXTENSION, TaskRecord
 from elicitkit._runtime.context import ToolRun, current_run
 from elicitkit._runtime.entry import entry_point
-from elicitkit._runtime.task_delivery import InTask
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit.errors import ElicitError, TasksUnsupported
 
 logger = logging.getLogger("elicitkit")
 
-R = TypeVar("R")
-
 
 def _detached_in_step(run: ToolRun, step: str) -> str | None:
     """Why ``go_async()`` cannot run inside step ``step``; inside a task it just says so."""
-    if run.delivery.in_task:  # already a task: nothing detaches, and the step is not recorded
+    if run.delivery.in_task:  # a leg of the task: nothing detaches, and nothing is recorded
         return None
     return (
         f"The step {step!r} called go_async(), which a step cannot do: its outcome is "
@@ -59,10 +59,14 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
 
     Call it after the questions a tool needs before its long work. On MCP 2026-07-28,
     with a client that declared the Tasks extension (``io.modelcontextprotocol/tasks``) on
-    this call, the call is answered with a task the client polls, and the rest of the
-    body runs as that task, exactly once; questions asked after it reach the user through
-    the task (``tasks/get`` shows them, ``tasks/update`` answers them). Otherwise the
-    body simply goes on, synchronously.
+    this call, the call is answered with a task the client polls, and the tool's work
+    goes on as that task, on a worker of the server: the tool runs again from the top,
+    replaying its answers and durable steps, and this call returns ``True`` at once.
+    Questions asked after it reach the user through the task (``tasks/get`` shows them,
+    ``tasks/update`` answers them); while they wait, no worker holds the task. Put side
+    effects in ``step()``: a step runs once per task, whatever happens to the workers.
+    Otherwise (another era, or a client without the extension) the body simply goes on,
+    synchronously.
 
     Args:
         message: The task's status message while it works (e.g. "Rendering the report").
@@ -75,6 +79,8 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
 
     Raises:
         TasksUnsupported: ``required`` is set and the client cannot follow a task.
+        ElicitError: The task could not be created (its store is full or failed): nothing
+            after ``go_async()`` ran.
         ElicitError: ``go_async()`` was called outside a tool call of a server
             elicitkit is installed on.
         StepError: ``go_async()`` was called inside a durable step's function.
@@ -94,168 +100,81 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
     return True
 
 
-class Detachable(Generic[R]):
-    """Runs one round's body so that ``go_async()`` can answer the call mid-body.
+class GoneAsync(BaseException):
+    """Ends the round at ``go_async()``: the call is answered with the task ``record``.
+
+    A `BaseException`, as `NeedInput` is, so a tool's ``except Exception:`` cannot keep
+    the round going past ``go_async()``.
+    """
+
+    def __init__(self, record: TaskRecord) -> None:
+        """Carry the task the call went on as."""
+        super().__init__(record.task_id)
+        self.record = record
+
+
+class TaskStarter:
+    """How a round on 2026-07-28 becomes a task: ``go_async()`` creates it (`detach`).
 
     Args (of ``__init__``):
         engine: The server's task engine.
-        dialogue: The dialogue the round belongs to (its task is keyed on it).
+        call: The ``tools/call`` params every leg replays.
         principal: The authenticated caller, or ``None``.
-        created: Turns the ``CreateTaskResult`` (wire JSON) into the round's result.
-        result_json: Turns the body's result into the task's ``result`` (wire JSON).
-        error_json: The JSON-RPC error of an exception that is one, else ``None``.
+
+    Attributes:
+        record: The task this round went on as, once created.
     """
 
     def __init__(
-        self,
-        engine: TaskEngine,
-        *,
-        dialogue: Callable[[], str | None],
-        principal: str | None,
-        created: Callable[[dict[str, Any]], R],
-        result_json: Callable[[R], dict[str, Any]],
-        error_json: Callable[[BaseException], Mapping[str, Any] | None],
+        self, engine: TaskEngine, *, call: Mapping[str, Any], principal: str | None
     ) -> None:
         self._engine = engine
-        self._dialogue = dialogue
+        self._call = call
         self._principal = principal
-        self._created = created
-        self._result_json = result_json
-        self._error_json = error_json
-        self._handed = anyio.Event()
-        self._outcome: tuple[R] | None = None
-        self._failure: BaseException | None = None
-        self._task_id: str | None = None
-        self._creating = False
-        self._holder: asyncio.Task[str] | None = None
-        self._scope = anyio.CancelScope()
+        self.record: TaskRecord | None = None
+        self._creating: anyio.Event | None = None
 
     async def detach(self, run: ToolRun, message: str | None) -> None:
         """See `elicitkit._runtime.context.Detacher` (called by ``go_async()``).
 
         Raises:
-            ElicitError: The task store failed; nothing after ``go_async()`` ran.
+            GoneAsync: Always, once the task exists: the round ends, the legs go on.
+            ElicitError: The task store refused or failed; nothing after ``go_async()`` ran.
         """
-        if self._creating:  # a sibling task of the body got here first: one task per call
-            await self._handed.wait()
-            return
-        self._creating = True
+        if self._creating is not None:  # a sibling task of the body got here first
+            await self._creating.wait()
+            if self.record is not None:
+                raise GoneAsync(self.record)
+        replay = run.delivery.replay
+        if replay is None:  # not a replaying round: the integration offers no starter then
+            raise ElicitError("go_async() found no replayable round to go on from.")
+        self._creating = anyio.Event()
         try:
-            record = await self._engine.create(
-                dialogue=self._dialogue(), principal=self._principal, message=message
+            # Everything the round knows so far, answers and steps, for the legs to replay.
+            state = replay.next_state(())
+            self.record = await self._engine.create(
+                dialogue=replay.dialogue,
+                principal=self._principal,
+                message=message,
+                call=self._call,
+                state=state,
             )
         except StoreFull as error:
-            self._creating = False
             logger.error("elicitkit could not create a task: %s", error)  # noqa: TRY400
             full = isinstance(error, CallerFull)
             raise ElicitError(_TOO_MANY_OF_YOURS if full else _TOO_MANY_TASKS) from None
+        except ElicitError:
+            raise
         except Exception as error:  # noqa: BLE001  (any store failure: the call is told)
-            self._creating = False
             logger.error(  # noqa: TRY400  (one line: a store that is down fails many calls)
                 "elicitkit could not create a task: its store (%s) failed: %s",
                 type(self._engine.backend).__name__,
                 error,
             )
             raise ElicitError(_NOT_CREATED) from None
-        self._task_id = record.task_id
-        self._start_holding(record.task_id)
-        # From here on, the body runs once: its questions wait for answers in the task.
-        run.switch_to(InTask(self._engine, record.task_id, run.channel))
-        self._outcome = (self._created({"resultType": "task", **wire_task(record)}),)
-        self._handed.set()
-
-    async def run(self, body: Callable[[], Awaitable[R]]) -> R:
-        """Run ``body``; return its result, or the task's creation if it went async.
-
-        Raises:
-            BaseException: What the body raised before ``go_async()``.
-        """
-        task = asyncio.get_running_loop().create_task(self._background(body))
-        _RUNNING.add(task)
-        task.add_done_callback(_RUNNING.discard)
-        try:
-            await self._handed.wait()
-        except BaseException:
-            if self._task_id is None:  # the round itself was cancelled: so is its body
-                self._scope.cancel()
-                with anyio.CancelScope(shield=True):
-                    await asyncio.wait({task})
-            raise
-        if self._failure is not None:
-            raise self._failure
-        assert self._outcome is not None  # noqa: S101  (set with _handed)
-        return self._outcome[0]
-
-    async def _background(self, body: Callable[[], Awaitable[R]]) -> None:
-        # Only the body here: the lease's holder starts with the task (`_start_holding`),
-        # so a call that never goes async pays for one background task, not a task group
-        # too (the whole detour measured about 130 µs a call with the group, at load 5).
-        value: tuple[R] | None = None
-        try:
-            with self._scope:
-                value = (await body(),)
-        except BaseException as error:  # noqa: BLE001  (handed on, or recorded)
-            await self._ended(None, error)
-            return
         finally:
-            if self._holder is not None:
-                self._holder.cancel()
-        # No value: the body's scope was cancelled (tasks/cancel, or the round's cancel).
-        await self._ended(value, None)
-
-    def _start_holding(self, task_id: str) -> None:
-        """Renew the task's lease and watch for its cancellation while the body runs."""
-        holder = asyncio.get_running_loop().create_task(self._engine.hold(task_id, self._scope))
-        self._holder = holder
-        _HOLDERS.add(holder)
-        holder.add_done_callback(_HOLDERS.discard)
-
-    def _lost_lease(self) -> bool:
-        """Whether the lease's holder stopped the body because its store did not answer."""
-        holder = self._holder
-        return (
-            holder is not None
-            and holder.done()
-            and not holder.cancelled()
-            and holder.exception() is None
-            and holder.result() == "lost"
-        )
-
-    async def _ended(self, value: tuple[R] | None, error: BaseException | None) -> None:
-        task_id = self._task_id
-        if task_id is None:  # not a task: the round's own outcome
-            if error is not None:
-                self._failure = _unwrapped(error)
-            elif value is not None:
-                self._outcome = value
-            else:
-                self._failure = anyio.get_cancelled_exc_class()()
-            self._handed.set()
-            return
-        with anyio.CancelScope(shield=True):
-            try:
-                if value is not None:
-                    await self._engine.finish(task_id, result=self._result_json(value[0]))
-                elif error is None and self._lost_lease():
-                    # Its store stopped answering: the task is failed, as a lost worker's.
-                    await self._engine.finish(
-                        task_id, error={"code": INTERNAL_ERROR, "message": WORKER_LOST}
-                    )
-                elif error is None:
-                    await self._engine.finish(task_id, cancelled=True)
-                else:
-                    error = _unwrapped(error)
-                    data = self._error_json(error)
-                    if isinstance(error, anyio.get_cancelled_exc_class()):
-                        # Cancelled from outside the task: the server is shutting down.
-                        data = {"code": INTERNAL_ERROR, "message": _STOPPED}
-                    elif data is None:
-                        logger.error("elicitkit task %s crashed", task_id, exc_info=error)
-                        data = {"code": INTERNAL_ERROR, "message": _CRASHED}
-                    await self._engine.finish(task_id, error=data)
-            except Exception:
-                # The lease lapses, and tasks/get reports the worker as lost: closed.
-                logger.exception("elicitkit could not record the end of task %s", task_id)
+            self._creating.set()
+        raise GoneAsync(self.record)
 
 
 _TOO_MANY_TASKS = (
@@ -271,25 +190,3 @@ _NOT_CREATED = (
     "The tool could not go on as a task: the server's task store failed (see its log), so "
     "nothing after go_async() ran. Call the tool again in a little while."
 )
-_STOPPED = (
-    "The server stopped while this task ran (it was shut down or restarted), so the task "
-    "did not finish and what it had done is unknown. Check the outcome, then call the tool "
-    "again."
-)
-_CRASHED = (
-    "The task failed with an unexpected error in the server (see its log), so it did not "
-    "finish. Call the tool again, or report the problem to the server's authors."
-)
-
-
-def _unwrapped(error: BaseException) -> BaseException:
-    """The one exception inside the body's task group, if it holds just one."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        error = error.exceptions[0]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return error  # pyright: ignore[reportUnknownVariableType]
-
-
-# Background bodies and lease holders: referenced until done, or the event loop may collect
-# them mid-run.
-_RUNNING: set[asyncio.Task[None]] = set()
-_HOLDERS: set[asyncio.Task[str]] = set()

@@ -35,6 +35,7 @@ def install(
     url_router: UrlRouter | None = None,
     tasks: TaskStore | None = None,
     on_unsupported: OnUnsupported = "raise",
+    task_resume_after: float | None = None,
 ) -> ServerT:
     """Make ``ask()`` work in every tool of ``server``.
 
@@ -57,10 +58,11 @@ def install(
             `elicitkit.url.use_url_router` choice), a ``RedisUrlRouter`` at that URL;
             else the process default of the moment (`use_url_router`, initially a
             ``LocalUrlRouter``). Installing two servers keeps both routable.
-        tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: a
-            ``MemoryTaskStore`` in this process; share one such as a ``RedisTaskStore``
-            between processes; with no ``tasks`` and a Redis URL in ``ELICITKIT_STORE``, a
-            ``RedisTaskStore`` at that URL).
+        tasks: Where the tasks of ``go_async()`` are kept on 2026-07-28 (default: beside
+            the dialogues, as ``store`` places them: a ``SqliteTaskStore`` in the same
+            file, a ``RedisTaskStore`` on the same Redis, or a ``MemoryTaskStore``). A task's
+            work runs in legs on Docket (the ``tasks`` extra): on that Redis, shared by
+            every worker, else embedded in each process.
         on_unsupported: What ``ask()`` does in this server's tools when the client cannot
             show forms (each ``ask()`` may choose its own): ``"raise"`` (the default:
             ``ElicitationUnsupported``), ``"ask_model"`` (the tool returns the questions
@@ -69,6 +71,10 @@ def install(
             and the result says ``answered_by="model"``), or ``"defaults"`` (the form's
             defaults, when every required field has one). See "When the client cannot
             ask" in the docs.
+        task_resume_after: Seconds after which a task's leg whose worker went silent
+            (killed, stopped by a deploy, stalled) is started again on a live worker.
+            Default: ``$ELICITKIT_TASK_RESUME_AFTER``, else 10 seconds (see "Long work" in
+            the docs).
 
     With the environment variable ``MCP_REQUEST_STATE_KEY`` set (32 bytes or more, the same
     in every worker), ``requestState`` is sealed with it instead of the server's own
@@ -91,6 +97,7 @@ def install(
         url_router=url_router,
         tasks=tasks,
         on_unsupported=on_unsupported,
+        task_resume_after=task_resume_after,
     )
     target: object = server
     if _is_mcp_server(target):

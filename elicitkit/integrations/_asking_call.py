@@ -34,7 +34,7 @@ from elicitkit._runtime.delivery import MidCall, Replaying
 from elicitkit._runtime.model_listing import HandedToModel
 from elicitkit._runtime.steps import CALL_TAG, observe, observers
 from elicitkit._runtime.task_engine import TaskEngine
-from elicitkit._runtime.tasks import Detachable
+from elicitkit._runtime.tasks import GoneAsync, TaskStarter
 from elicitkit._runtime.unsupported import OnUnsupported
 from elicitkit._runtime.url_routes import UrlRouter
 from elicitkit.errors import ElicitError
@@ -49,9 +49,10 @@ from elicitkit.integrations._outcomes import (
     handed_result,
 )
 from elicitkit.integrations._task_requests import (
+    TaskLegStarter,
+    created_task,
     declares_tasks,
-    task_created,
-    task_result,
+    task_answer,
     why_no_tasks,
 )
 
@@ -80,6 +81,8 @@ class AskingCall:
         self.tasks = tasks
         self.on_unsupported: OnUnsupported = on_unsupported
         self.companion = companion
+        # Runs the legs of the tasks go_async() starts (set by the router, which makes both).
+        self.legs: TaskLegStarter | None = None
 
     def claims(self, ctx: ServerRequestContext[Any, Any]) -> bool:
         """A request of a method whose handler may ask (a notification never asks)."""
@@ -100,15 +103,22 @@ class AskingCall:
             else None
         )
         run = self.new_run(ctx, replay, modern=modern)
-        if modern and ctx.method == "tools/call" and replay is not None and declares_tasks(ctx):
-            run.detacher = Detachable(
-                self.tasks,
-                dialogue=lambda: replay.dialogue,
-                principal=authenticated_principal(ctx),
-                created=task_created,
-                result_json=task_result,
-                error_json=OUTCOMES["tools/call"].error_data,
-            )
+        legs = self.legs
+        starter = None
+        if (
+            modern
+            and ctx.method == "tools/call"
+            and replay is not None
+            and legs is not None
+            and declares_tasks(ctx)
+        ):
+            if legs.can_run():
+                starter = TaskStarter(
+                    self.tasks, call=_task_call(ctx), principal=authenticated_principal(ctx)
+                )
+                run.detacher = starter
+            else:
+                run.no_tasks = legs.why_not()
         else:
             run.no_tasks = why_no_tasks(ctx, modern=modern)
         outcomes = RoundOutcomes(OUTCOMES[ctx.method])
@@ -124,13 +134,22 @@ class AskingCall:
             if replay.dialogue is None:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
-                return await self.once.begin(round_, lambda: replay.dialogue, outcomes)
-            run.lease = RoundLease(self.once, replay.dialogue)
-            return await self.once.run(
-                replay.dialogue, round_, outcomes, known=replay.known, lease=run.lease
-            )
+                result = await self.once.begin(round_, lambda: replay.dialogue, outcomes)
+            else:
+                run.lease = RoundLease(self.once, replay.dialogue)
+                result = await self.once.run(
+                    replay.dialogue, round_, outcomes, known=replay.known, lease=run.lease
+                )
         finally:
             current_run.reset(token)
+        if legs is None or starter is None:
+            return result
+        if starter.record is not None and created_task(result) == starter.record.task_id:
+            # The call's answer is recorded: the task's first leg may run now.
+            await legs.start(starter.record, ctx, call_next)
+            return result
+        # A resent final round replays the task it created: as the task is now.
+        return await legs.as_it_is(result, ctx, call_next)
 
     def new_run(
         self, ctx: ServerRequestContext[Any, Any], replay: Replay | None, *, modern: bool
@@ -168,18 +187,16 @@ class AskingCall:
         """
         if observers:  # the testing kit counts the rounds that run the body
             observe("body", _target(ctx), run.call_tag)
-        detacher = run.detacher
         try:
-            if isinstance(detacher, Detachable):
-                # The body runs in the background from the start, so go_async() can answer
-                # the call with a task while the body goes on.
-                return await cast("Detachable[HandlerResult]", detacher).run(
-                    functools.partial(call_next, ctx)
-                )
             return await call_next(ctx)
         except HandedToModel as handed:  # @fill_missing's listing, for a tool call only
             return handed_result(handed)
+        except GoneAsync as gone:  # go_async(): the call is answered with the task
+            return task_answer(gone.record)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
+            gone = _gone(signal)
+            if gone is not None:
+                return task_answer(gone.record)
             questions = _questions(signal)
             replay = run.delivery.replay
             if not questions or replay is None:
@@ -216,6 +233,27 @@ class AskingCall:
                 input_requests={question.key: _elicit_request(question) for question in asked},
                 request_state=state,
             )
+
+
+def _task_call(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+    """The call a task's legs replay: its params, without the round's own answers."""
+    params = ctx.params or {}
+    return {
+        key: value
+        for key, value in params.items()
+        if key not in ("requestState", "inputResponses", "task")
+    }
+
+
+def _gone(signal: BaseException) -> GoneAsync | None:
+    """The `GoneAsync` that ended the run from inside a task group, if any."""
+    if isinstance(signal, BaseExceptionGroup):
+        group = cast("BaseExceptionGroup[BaseException]", signal)
+        gone, _others = group.split(GoneAsync)
+        while isinstance(gone, BaseExceptionGroup):
+            gone = cast("BaseExceptionGroup[BaseException]", gone).exceptions[0]
+        return gone if isinstance(gone, GoneAsync) else None
+    return None
 
 
 def _dialogue(run: ToolRun) -> str | None:

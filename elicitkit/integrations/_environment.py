@@ -289,3 +289,48 @@ def seal_with_shared_key(
     sealing = RequestStateBoundary(shared, default_audience=audience)
     chain[chain.index(boundary)] = sealing
     return sealing
+
+
+RESUME_AFTER_VARIABLE = "ELICITKIT_TASK_RESUME_AFTER"
+
+
+def task_resume_after(given: float | None) -> float | None:
+    """Seconds after which a silent worker's leg runs elsewhere: ``given``, else the variable.
+
+    ``None``: neither says, and the task store's own lease stands (10 s by default).
+
+    Raises:
+        TypeError: The value is not a number of seconds above 0 (or not finite).
+    """
+    source = "task_resume_after"
+    value: object = given
+    if value is None:
+        text = os.environ.get(RESUME_AFTER_VARIABLE, "").strip()
+        if not text:
+            return None
+        source = f"${RESUME_AFTER_VARIABLE}"
+        try:
+            value = float(text)
+        except ValueError:
+            value = text
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+        raise TypeError(
+            f"{source}={value!r} is not a number of seconds above 0: say how long a task's "
+            "worker may go silent before its work is started again elsewhere (e.g. 10)."
+        )
+    return float(value)
+
+
+def docket_url(tasks: TaskStore | None) -> str | None:
+    """The Redis URL of the Docket beside ``tasks`` (a `RedisTaskStore`'s), else ``None``.
+
+    ``None`` gives each process an embedded Docket: the records (memory, SQLite) are then
+    one machine's, and so is every worker.
+    """
+    from elicitkit._runtime.leg_queue import redis_url_of  # noqa: PLC0415
+
+    redis_tasks = sys.modules.get("elicitkit._replay.redis_tasks")
+    store_class: object = getattr(redis_tasks, "RedisTaskStore", None)
+    if isinstance(store_class, type) and isinstance(tasks, store_class):
+        return redis_url_of(cast("Any", tasks).client)
+    return None

@@ -28,6 +28,8 @@ class InstallOptions:
         tasks: Where the tasks of ``go_async()`` are kept (``None``: the default).
         on_unsupported: What ``ask()`` does when the client cannot show forms, unchecked
             (each installer checks it, so a bad value is refused with the same message).
+        task_resume_after: Seconds after which a silent worker's leg runs elsewhere
+            (``None``: ``$ELICITKIT_TASK_RESUME_AFTER``, else the default).
     """
 
     store: OutcomeStore | None = None
@@ -35,3 +37,4 @@ class InstallOptions:
     url_router: UrlRouter | None = None
     tasks: TaskStore | None = None
     on_unsupported: OnUnsupported = "raise"
+    task_resume_after: float | None = None

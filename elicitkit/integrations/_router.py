@@ -36,6 +36,7 @@ from elicitkit.integrations._arguments_check import ArgumentsCheck
 from elicitkit.integrations._asking_call import AskingCall
 from elicitkit.integrations._handler import Handler, Pass
 from elicitkit.integrations._host import Host
+from elicitkit.integrations._task_legs import TaskLegs
 from elicitkit.integrations._task_requests import TaskRequests
 from elicitkit.integrations._tool_listing import ToolListing
 
@@ -60,6 +61,8 @@ class ElicitkitMiddleware:
         on_unsupported: OnUnsupported = "raise",
         companion: Companion | None = None,
         codec: Codec | None = None,
+        docket_url: str | None = None,
+        docket_name: str = "elicitkit",
     ) -> None:
         """Serve ``host``'s requests, recording outcomes in ``store`` for ``keep`` seconds.
 
@@ -67,7 +70,9 @@ class ElicitkitMiddleware:
         ``tasks`` runs and keeps the tasks of ``go_async()``.
         ``on_unsupported`` is the server's policy for clients that cannot show forms, and
         ``companion`` its ``answer_form`` (with ``"ask_model"``). ``codec`` seals every
-        record at rest (the server's ``requestState`` codec).
+        record at rest (the server's ``requestState`` codec). The legs of tasks run on a
+        Docket: on Redis at ``docket_url`` (named ``docket_name``, shared by every worker),
+        or embedded in this process when it is ``None``.
         """
         self.host = host
         self.limits = limits
@@ -85,8 +90,11 @@ class ElicitkitMiddleware:
             on_unsupported=on_unsupported,
             companion=companion,
         )
+        task_requests = TaskRequests(self.tasks)
+        self.legs = TaskLegs(self.tasks, asking, url=docket_url, name=docket_name)
+        asking.legs = task_requests.legs = self.legs
         self.handlers: tuple[Handler, ...] = (
-            TaskRequests(self.tasks),
+            task_requests,
             ToolListing(host, companion),
             AnswerFormCall(asking),
             ArgumentsCheck(host),

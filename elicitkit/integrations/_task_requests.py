@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
 from pydantic import BaseModel
 
-from elicitkit._replay.tasks import TASKS_EXTENSION, detailed_task
+from elicitkit._replay.tasks import TASKS_EXTENSION, TaskRecord, detailed_task, wire_task
 from elicitkit._runtime.task_engine import TaskEngine
 
 logger = logging.getLogger("elicitkit")
@@ -39,6 +39,34 @@ _MAX_TASK_ID = 256
 _MAX_RESPONSES = 256
 
 
+class TaskLegStarter(Protocol):
+    """Queues the legs of tasks (`elicitkit.integrations._task_legs.TaskLegs`)."""
+
+    def can_run(self) -> bool:
+        """Whether this server can run tasks at all (Docket is installed)."""
+        ...
+
+    def why_not(self) -> str:
+        """Why it cannot (completes "the client cannot follow a task (...)")."""
+        ...
+
+    def saw(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> None:
+        """Remember a request's context, for a leg delivered here from elsewhere."""
+        ...
+
+    async def start(
+        self, record: TaskRecord, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> None:
+        """Queue ``record``'s next leg, to run with request ``ctx``'s context."""
+        ...
+
+    async def as_it_is(
+        self, result: HandlerResult, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """A replayed ``CreateTaskResult`` as the task is now (its leg restarted if lost)."""
+        ...
+
+
 def declares_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether the client declared the Tasks extension on this request."""
     capabilities = ctx.session.client_capabilities
@@ -47,7 +75,10 @@ def declares_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
 
 
 async def serve_task_request(
-    ctx: ServerRequestContext[Any, Any], engine: TaskEngine
+    ctx: ServerRequestContext[Any, Any],
+    engine: TaskEngine,
+    legs: TaskLegStarter | None = None,
+    call_next: CallNext | None = None,
 ) -> dict[str, Any]:
     """Answer one ``tasks/get``, ``tasks/update`` or ``tasks/cancel`` request.
 
@@ -85,7 +116,7 @@ async def serve_task_request(
                 ),
             )
     try:
-        return await _serve(ctx, engine, method, task_id, params)
+        record, start = await _serve(ctx, engine, method, task_id, params)
     except MCPError:
         raise
     except Exception as error:  # noqa: BLE001  (any store failure: the client is told)
@@ -103,6 +134,13 @@ async def serve_task_request(
                 "state is unknown right now. Send the request again in a little while."
             ),
         ) from None
+    if start and legs is not None and call_next is not None:
+        # The last answer arrived, or the leg that should run lost its worker: queue it
+        # here, with this request's context (its session, its capabilities).
+        await legs.start(record, ctx, call_next)
+    if method == "tasks/get":
+        return {"resultType": "complete", **detailed_task(record)}
+    return {"resultType": "complete"}
 
 
 async def _serve(
@@ -111,13 +149,14 @@ async def _serve(
     method: str,
     task_id: str,
     params: Mapping[str, Any],
-) -> dict[str, Any]:
+) -> tuple[TaskRecord, bool]:
+    """The task after the request, and whether a leg of it should be queued now."""
     principal = authenticated_principal(ctx)
     if method == "tasks/get":
-        record = await engine.get(task_id, principal)
+        record, due = await engine.look(task_id, principal)
         if record is None:
             raise _not_found(method)
-        return {"resultType": "complete", **detailed_task(record)}
+        return record, due
     if method == "tasks/update":
         responses = params.get("inputResponses")
         if not isinstance(responses, Mapping) or len(responses) > _MAX_RESPONSES:  # pyright: ignore[reportUnknownArgumentType]
@@ -128,12 +167,16 @@ async def _serve(
                     f"{_MAX_RESPONSES} answers, keyed like the task's inputRequests."
                 ),
             )
-        found = await engine.answer(task_id, principal, cast("Mapping[str, Any]", responses))
-    else:
-        found = await engine.cancel(task_id, principal)
-    if not found:
+        found, completed = await engine.answer(
+            task_id, principal, cast("Mapping[str, Any]", responses)
+        )
+        if found is None:
+            raise _not_found(method)
+        return found, completed or found.leg_lost
+    cancelled = await engine.cancel(task_id, principal)
+    if cancelled is None:
         raise _not_found(method)
-    return {"resultType": "complete"}
+    return cancelled, False
 
 
 def _headers(ctx: ServerRequestContext[Any, Any]) -> Mapping[str, str] | None:
@@ -170,9 +213,17 @@ def with_tasks_extension(result: HandlerResult) -> HandlerResult:
     return result
 
 
-def task_created(wire: dict[str, Any]) -> HandlerResult:
+def task_answer(record: TaskRecord) -> HandlerResult:
     """The call's answer when it became a task: the ``CreateTaskResult`` as wire JSON."""
-    return wire
+    return {"resultType": "task", **wire_task(record)}
+
+
+def created_task(result: HandlerResult) -> str | None:
+    """The id of the task a ``CreateTaskResult`` (wire JSON) names, else ``None``."""
+    if isinstance(result, dict) and result.get("resultType") == "task":
+        task_id: object = result.get("taskId")
+        return task_id if isinstance(task_id, str) else None
+    return None
 
 
 def task_result(result: HandlerResult) -> dict[str, Any]:
@@ -197,6 +248,8 @@ class TaskRequests:
     def __init__(self, engine: TaskEngine) -> None:
         """Serve the tasks that ``engine`` keeps."""
         self.engine = engine
+        # Queues the legs the requests call for (set by the router, which makes both).
+        self.legs: TaskLegStarter | None = None
 
     def claims(self, ctx: ServerRequestContext[Any, Any]) -> bool:
         """``tasks/get``, ``tasks/update``, ``tasks/cancel``, and ``server/discover``."""
@@ -206,6 +259,12 @@ class TaskRequests:
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
         """Answer a task request; add the extension to the server's ``server/discover``."""
+        legs = self.legs
         if ctx.method in TASK_METHODS:
-            return await serve_task_request(ctx, self.engine)
-        return with_tasks_extension(await call_next(ctx))
+            if legs is not None:
+                legs.saw(ctx, call_next)
+            return await serve_task_request(ctx, self.engine, legs, call_next)
+        result = await call_next(ctx)
+        if legs is not None and not legs.can_run():
+            return result  # tasks need Docket: a server without it offers none
+        return with_tasks_extension(result)

@@ -50,8 +50,10 @@ from elicitkit.integrations._answer_form import Companion, answer_form
 from elicitkit.integrations._default_policy import made_by_default
 from elicitkit.integrations._environment import (
     defaults_from_environment,
+    docket_url,
     seal_with_shared_key,
     split_memory,
+    task_resume_after,
 )
 from elicitkit.integrations._host import Host
 from elicitkit.integrations._options import InstallOptions
@@ -146,6 +148,7 @@ def install_in_chain(
     """
     store, limits, url_router = options.store, options.limits, options.url_router
     tasks, on_unsupported = options.tasks, options.on_unsupported
+    resume_after = task_resume_after(options.task_resume_after)  # refused before anything
     installed = next((m for m in chain if isinstance(m, ElicitkitMiddleware)), None)
     if installed is not None:
         if (
@@ -208,6 +211,9 @@ def install_in_chain(
     # process, which serves one process.
     security = state_security(boundary)
     codec = security.codec if security is not None else RequestStateSecurity.ephemeral().codec
+    engine = TaskEngine.of(MemoryTaskStore() if tasks is None else tasks, codec=codec)
+    if resume_after is not None:
+        engine.lease = resume_after
     companion = None
     if on_unsupported == "ask_model":
         companion = _companion(security, codec, host, audience=audience, ttl=keep - 60.0)
@@ -219,10 +225,12 @@ def install_in_chain(
             limits=ReplayLimits() if limits is None else limits,
             keep=keep,
             url_router=url_router,
-            tasks=TaskEngine.of(MemoryTaskStore() if tasks is None else tasks, codec=codec),
+            tasks=engine,
             on_unsupported=on_unsupported,
             companion=companion,
             codec=codec,
+            docket_url=docket_url(tasks),
+            docket_name=f"elicitkit-{audience or 'server'}",
         )
     )
     return True

@@ -2,9 +2,9 @@
 
 Adds to stage 3 the slow part, posting the refund to the shop's accounts. `go_async()`
 marks where it starts: on MCP 2026-07-28, with a client that speaks the Tasks extension,
-the call is answered at once with a task, and the rest of the tool (the long work and the
-receipt question) runs in the background; on every other client it simply goes on in the
-call (docs/long-work.md).
+the call is answered at once with a task, and a worker of the server runs the tool again
+from the top, replaying the answers and the payment, for the long work and the receipt
+question; on every other client it simply goes on in the call (docs/long-work.md).
 
     python examples/tutorial/stage4_task.py [--fastmcp]
 """
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any
 
-import anyio
 from annotated_types import Ge
 
 from elicitkit import Email, FormField, ask, confirm, go_async, install, step
@@ -70,7 +69,9 @@ async def refund(order_id: str) -> str:
         return "No refund."
     receipt = await step("pay", pay_refund, order_id, request.amount)  # once per call
     await go_async("Posting the refund to the books")  # the rest may run as a task
-    await anyio.to_thread.run_sync(post_to_books, order_id, request.amount, receipt)
+    # In a task the tool runs again from the top for each part (the receipt question ends
+    # one), so the posting is a step too: it runs once, in a worker thread (sync fn).
+    await step("post", post_to_books, order_id, request.amount, receipt)
     refunded = f"Refunded {request.amount} EUR for {item} ({receipt})"
     to = await ask(ReceiptTo, "Where should we email the receipt?")
     if not to.is_accepted():

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any
 
-import anyio
 from annotated_types import Ge
 
 from elicitkit import Email, FormField, ask, confirm, go_async, install, step
@@ -81,7 +80,9 @@ async def refund(order_id: str) -> str:
         return "No refund."
     receipt = await step("pay", pay_refund, order_id, request.amount)  # once per call
     await go_async("Posting the refund to the books")  # the rest may run as a task
-    await anyio.to_thread.run_sync(post_to_books, order_id, request.amount, receipt)
+    # In a task the tool runs again from the top for each part (the receipt question ends
+    # one), so the posting is a step too: it runs once, in a worker thread (sync fn).
+    await step("post", post_to_books, order_id, request.amount, receipt)
     refunded = f"Refunded {request.amount} EUR for {item} ({receipt})"
     to = await ask(ReceiptTo, "Where should we email the receipt?")
     if not to.is_accepted():
