@@ -93,6 +93,7 @@ def test_install_spells_out_the_options_once() -> None:
         "url_router",
         "tasks",
         "on_unsupported",
+        "task_resume_after",
     ]
 
 

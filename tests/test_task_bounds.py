@@ -79,7 +79,8 @@ async def test_a_full_task_store_refuses_the_next_go_async_and_the_running_task_
         await update_task(client, waiting.task_id, {"copies": accept(copies=2).model_dump()})
         done = await until(client, waiting.task_id, "completed")
     assert done["result"]["content"][0]["text"] == "Q3 for Ada: 2 copies (task)."
-    assert counts.after_go_async == 1  # the refused call never got past go_async()
+    # The waiting task's two legs; the refused call never got past go_async().
+    assert counts.after_go_async == 2
 
 
 async def test_a_huge_task_result_is_kept_by_size_and_digest(sdk: str) -> None:
@@ -135,6 +136,8 @@ def _of(principal: str | None, number: int) -> TaskRecord:
         None,
         3_600_000,
         principal=principal,
+        call={"name": "render", "arguments": {}},
+        leg=1,
     )
 
 
@@ -184,28 +187,35 @@ async def test_one_client_flooding_with_waiting_tasks_is_stopped_at_its_own_limi
 
 
 @pytest.mark.parametrize("kind", ["sqlite", ON_REDIS])
-async def test_a_task_whose_worker_died_no_longer_counts_against_its_caller(
+async def test_a_task_whose_worker_died_still_counts_until_it_ends(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    """A lost worker's task is resumed on another worker, not lost: it is still the caller's."""
     with FakeClock() as fake:
+        client = None
         if kind == "sqlite":
             store: TaskStore = SqliteTaskStore(tmp_path / "r.sqlite3", max_per_caller=1, lease=1)
-            await store.create(_of("alice", 0), dialogue=None)
-            fake.jump(2)  # the lease lapsed by the store's clock (elicitkit's wall clock)
-            await store.create(_of("alice", 1), dialogue=None)
-            return
-        client = Redis.from_url(request.getfixturevalue("redis_url"))
-        try:
+        else:
+            client = Redis.from_url(request.getfixturevalue("redis_url"))
             store = RedisTaskStore(
                 client, prefix=f"test:{secrets.token_hex(4)}:", max_per_caller=1, lease=0.05
             )
-            await store.create(_of("alice", 0), dialogue=None)
-            await elapse_on_redis(client, 0.06)  # the lease lapsed by Redis's clock
-            await store.create(_of("alice", 1), dialogue=None)
-            with pytest.raises(CallerFull):  # the new one holds its lease
-                await store.create(_of("alice", 2), dialogue=None)
+        try:
+            first = await store.create(_of("alice", 0), dialogue=None)
+            if client is None:
+                fake.jump(2)  # the lease lapsed by the store's clock (elicitkit's wall clock)
+            else:
+                await elapse_on_redis(client, 0.06)  # the lease lapsed by Redis's clock
+            lost = await store.get(first.task_id)
+            assert lost is not None
+            assert (lost.status, lost.leg_lost) == ("working", True)
+            with pytest.raises(CallerFull):
+                await store.create(_of("alice", 1), dialogue=None)
+            await store.change(first.task_id, _completed)
+            await store.create(_of("alice", 1), dialogue=None)  # it ended: it counts no more
         finally:
-            await client.aclose()
+            if client is not None:
+                await client.aclose()
 
 
 async def test_anonymous_callers_share_one_count_end_to_end(sdk: str) -> None:

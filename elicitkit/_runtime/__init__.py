@@ -5,8 +5,9 @@
   `url_routes` its URL routers (`sqlite_url_router` and `redis_url_router` for several
   processes).
 * `delivery`: how a call's questions reach the user, one object per mode (mid-call,
-  replaying; `task_delivery` inside a task), each reading answers with `answers`.
-* `tasks`: ``go_async()``; `task_engine`: the books of every task.
+  replaying, which a task's legs use too), each reading answers with `answers`.
+* `tasks`: ``go_async()``; `task_engine`: the books of every task; `leg_queue`: the queue
+  of their legs (Docket).
 * `form_functions`: the public ``requested_schema``, ``parse_content`` and ``@form``, whose
   errors reach the client when they run inside a call.
 * `context`: the call an ``ask()`` belongs to, and what an SDK integration provides for it

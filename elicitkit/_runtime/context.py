@@ -71,15 +71,16 @@ class Channel(Protocol):
 class Delivery(Protocol):
     """How the questions of a call reach the user, and their answers come back.
 
-    One object per mode: `elicitkit._runtime.delivery` (mid-call, replaying) and
-    `elicitkit._runtime.task_delivery` (in a task); what a way of asking does differently
+    One object per mode: `elicitkit._runtime.delivery` (mid-call, replaying, and replaying
+    in a task's leg); what a way of asking does differently
     per mode is a method here, not a test of the mode.
 
     Attributes:
         replay: The answers carried into this round (the replaying mode), or ``None``
             where questions wait for their answers. Read by what keeps a round's state
             (durable steps, the end of the round), never to choose how to ask.
-        in_task: The call goes on as a task (``go_async()``): it answers no round any more.
+        in_task: This run is a leg of a task (after ``go_async()``): ``go_async()`` returns
+            ``True`` at once, and the call it came from was answered long ago.
     """
 
     @property

@@ -10,9 +10,9 @@ mode                      questions
 `MidCall`                 2025 eras: ``elicitation/create`` sent mid-call, and awaited
 `Replaying`               2026-07-28, and a 2025 era once a question goes to the model
                           (``on_unsupported="ask_model"``): answered from the replay, or
-                          the round ends with the unanswered ones (``NeedInput``)
-`InTask`                  after ``go_async()``: through the task's ``inputRequests``
-                          (`elicitkit._runtime.task_delivery`)
+                          the round ends with the unanswered ones (``NeedInput``); a
+                          task's legs too (``in_task``): the task's ``inputRequests``
+                          show them (`elicitkit.integrations._task_legs`)
 ========================  ===============================================================
 
 Questions for the model (``"ask_model"``) are a replaying delivery's, their keys in

@@ -27,7 +27,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from elicitkit.errors import ElicitError
 
@@ -163,10 +163,11 @@ _WORKERS: set[asyncio.Task[None]] = set()
 
 def redis_url_of(client: object) -> str | None:
     """The URL of a ``redis.asyncio.Redis`` client's server, for a Docket beside it."""
-    pool: Any = getattr(client, "connection_pool", None)
-    kwargs: Any = getattr(pool, "connection_kwargs", None)
-    if not isinstance(kwargs, dict):
+    pool: object = getattr(client, "connection_pool", None)
+    found: object = getattr(pool, "connection_kwargs", None)
+    if not isinstance(found, dict):
         return None
+    kwargs = cast("dict[str, Any]", found)
     if kwargs.get("path"):
         return f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}"
     host, port, db = kwargs.get("host", "localhost"), kwargs.get("port", 6379), kwargs.get("db", 0)

@@ -152,13 +152,21 @@ class AskingCall:
         return await legs.as_it_is(result, ctx, call_next)
 
     def new_run(
-        self, ctx: ServerRequestContext[Any, Any], replay: Replay | None, *, modern: bool
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        replay: Replay | None,
+        *,
+        modern: bool,
+        in_task: bool = False,
     ) -> ToolRun:
+        """The run of one round; ``in_task``: a leg of a task (`_task_legs`)."""
         host = self.host
         channel = SdkChannel(ctx, modern=modern, host=host)
         return ToolRun(
             channel,
-            MidCall(channel, channel) if replay is None else Replaying(replay, channel),
+            MidCall(channel, channel)
+            if replay is None
+            else Replaying(replay, channel, in_task=in_task),
             channel,
             # Worked out by the first ask() only: a call that never asks never reads it.
             refuses=functools.partial(host.refusal, ctx),
@@ -194,9 +202,9 @@ class AskingCall:
         except GoneAsync as gone:  # go_async(): the call is answered with the task
             return task_answer(gone.record)
         except BaseException as signal:  # noqa: BLE001  (our question, else re-raised by _failure)
-            gone = _gone(signal)
-            if gone is not None:
-                return task_answer(gone.record)
+            went = _gone(signal)
+            if went is not None:  # from a task group of the body
+                return task_answer(went.record)
             questions = _questions(signal)
             replay = run.delivery.replay
             if not questions or replay is None:
@@ -247,13 +255,13 @@ def _task_call(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
 
 def _gone(signal: BaseException) -> GoneAsync | None:
     """The `GoneAsync` that ended the run from inside a task group, if any."""
-    if isinstance(signal, BaseExceptionGroup):
-        group = cast("BaseExceptionGroup[BaseException]", signal)
-        gone, _others = group.split(GoneAsync)
-        while isinstance(gone, BaseExceptionGroup):
-            gone = cast("BaseExceptionGroup[BaseException]", gone).exceptions[0]
-        return gone if isinstance(gone, GoneAsync) else None
-    return None
+    if not isinstance(signal, BaseExceptionGroup):
+        return None
+    found: BaseException | None = cast("BaseExceptionGroup[BaseException]", signal)
+    while isinstance(found, BaseExceptionGroup):
+        gone, _others = found.split(GoneAsync)
+        found = None if gone is None else gone.exceptions[0]
+    return found if isinstance(found, GoneAsync) else None
 
 
 def _dialogue(run: ToolRun) -> str | None:

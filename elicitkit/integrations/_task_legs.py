@@ -36,7 +36,6 @@ from elicitkit._lru import Lru
 from elicitkit._replay.state import Replay
 from elicitkit._replay.tasks import INTERNAL_ERROR, TaskRecord
 from elicitkit._runtime.context import current_run
-from elicitkit._runtime.delivery import Replaying
 from elicitkit._runtime.leg_queue import TASKS_EXTRA_HINT, LegQueue, docket_available
 from elicitkit._runtime.steps import CALL_TAG
 from elicitkit._runtime.task_engine import TaskEngine
@@ -181,8 +180,7 @@ class TaskLegs:
         base, call_next = template
         ctx = _leg_context(base, record)
         replay = Replay.from_request(record.answers, record.state, asking.limits)
-        run = asking.new_run(ctx, replay, modern=True)
-        run.delivery = Replaying(replay, run.channel, in_task=True)
+        run = asking.new_run(ctx, replay, modern=True, in_task=True)
         run.answer_tool = False  # the call was answered: no model can answer a question now
         scope = anyio.CancelScope()
         why = ""
