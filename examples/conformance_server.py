@@ -2,7 +2,7 @@
 
 Run it over streamable HTTP (endpoint ``/mcp``)::
 
-    python examples/conformance_server.py --port 3001
+    python examples/conformance_server.py --port 3001 [--fastmcp]
 
 then point ``@modelcontextprotocol/conformance`` at it, one scenario at a time::
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -205,9 +206,14 @@ SCENARIO_GROUPS: list[Callable[[MCPServer], None]] = [
 ]
 
 
-def build_server() -> MCPServer:
-    """The conformance server with every scenario group registered."""
-    server = install(MCPServer("elicitkit-conformance"))
+def build_server(*, fastmcp: bool = False) -> Any:
+    """The conformance server with every scenario group registered (a FastMCP's, or not)."""
+    if fastmcp:
+        from fastmcp import FastMCP  # noqa: PLC0415  (the fastmcp extra, only for this run)
+
+        server: Any = install(FastMCP("elicitkit-conformance"))
+    else:
+        server = install(MCPServer("elicitkit-conformance"))
     for add_scenarios in SCENARIO_GROUPS:
         add_scenarios(server)
     return server
@@ -217,7 +223,18 @@ def main() -> None:
     """Serve over streamable HTTP on 127.0.0.1 at ``/mcp``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=3001, help="TCP port (default 3001)")
+    parser.add_argument("--fastmcp", action="store_true", help="serve with fastmcp's FastMCP")
     arguments = parser.parse_args()
+    if arguments.fastmcp:
+        build_server(fastmcp=True).run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=arguments.port,
+            path="/mcp",
+            show_banner=False,
+            log_level="WARNING",
+        )
+        return
     build_server().run(
         "streamable-http", host="127.0.0.1", port=arguments.port, streamable_http_path="/mcp"
     )

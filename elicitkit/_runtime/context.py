@@ -222,6 +222,8 @@ class ToolRun:
             cannot: see ``no_tasks``.
         no_tasks: Why this call cannot become a task (completes "the client cannot
             follow a task (...)"), read only when ``detacher`` is ``None``.
+        no_tasks_here: Why this server cannot run any task (the ``tasks`` extra is not
+            installed), or ``None``: then the client is why, if anything.
     """
 
     channel: Channel
@@ -239,6 +241,7 @@ class ToolRun:
     call_tag: str | None = None
     detacher: Detacher | None = None
     no_tasks: str = "the server cannot run this call as a task"
+    no_tasks_here: str | None = None
     _refusal: tuple[str | None] | None = field(default=None, init=False, repr=False)
 
     @property

@@ -49,7 +49,10 @@ def docket_available() -> bool:
     """Whether Docket can be imported (without importing it: a server may never need it)."""
     import importlib.util  # noqa: PLC0415  (only here)
 
-    return importlib.util.find_spec("docket") is not None
+    try:
+        return importlib.util.find_spec("docket") is not None
+    except (ImportError, ValueError):  # hidden (sys.modules["docket"] = None), or broken
+        return False
 
 
 class MissingDocket(ElicitError):

@@ -89,6 +89,11 @@ async def go_async(message: str | None = None, *, required: bool = False) -> boo
     if run.delivery.in_task:
         return True
     if run.detacher is None:
+        if required and run.no_tasks_here is not None:
+            raise ElicitError(
+                f"The tool {run.target!r} runs only as a task, and this server cannot run "
+                f"tasks: {run.no_tasks_here}"
+            )
         if required:
             raise TasksUnsupported(
                 f"The tool {run.target!r} runs only as a task, and this client cannot "

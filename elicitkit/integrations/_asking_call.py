@@ -118,7 +118,7 @@ class AskingCall:
                 )
                 run.detacher = starter
             else:
-                run.no_tasks = legs.why_not()
+                run.no_tasks_here = legs.why_not()
         else:
             run.no_tasks = why_no_tasks(ctx, modern=modern)
         outcomes = RoundOutcomes(OUTCOMES[ctx.method])

@@ -83,6 +83,7 @@ class TaskLegs:
         self._queued: Lru[tuple[str, int], Template] = Lru(1024)
         self._latest: Template | None = None
         self._can_run: bool | None = None
+        self._told = False
 
     def saw(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> None:
         """Remember a request's context: a leg delivered here from elsewhere runs with it."""
@@ -127,8 +128,15 @@ class TaskLegs:
         return self._can_run
 
     def why_not(self) -> str:
-        """Why this server cannot run a task (completes "cannot follow a task (...)")."""
-        return f"the server cannot run tasks without Docket. {TASKS_EXTRA_HINT}"
+        """Why this server cannot run tasks at all: a sentence, with the fix.
+
+        Logged once: a client asked for a task, and the call goes on synchronously.
+        """
+        why = f"Docket is not installed. {TASKS_EXTRA_HINT}"
+        if not self._told:
+            self._told = True
+            logger.warning("elicitkit ran a go_async() call synchronously: %s", why)
+        return why
 
     async def as_it_is(
         self, result: Any, ctx: ServerRequestContext[Any, Any], call_next: CallNext

@@ -47,7 +47,7 @@ class TaskLegStarter(Protocol):
         ...
 
     def why_not(self) -> str:
-        """Why it cannot (completes "the client cannot follow a task (...)")."""
+        """Why this server cannot run tasks at all (a sentence, with the fix)."""
         ...
 
     def saw(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> None:
