@@ -1,4 +1,4 @@
-"""The caps on a 2026-07-28 dialogue, and the one check of every store's count limits."""
+"""The caps on a 2026-07-28 dialogue, and the one check of every store's and router's counts."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class ReplayLimits:
 def check_counts(owner: str, **limits: int) -> None:
     """Refuse count limits (``max_...=value``) that are not whole numbers of at least 1.
 
-    Every bounded store counts with it, so each says the same thing of a bad
+    Every bounded store and router counts with it, so each says the same thing of a bad
     limit: ``MemoryStore needs max_per_caller of at least 1 (a whole number), not 0.``
 
     Args:
@@ -51,3 +51,8 @@ def check_counts(owner: str, **limits: int) -> None:
         given = cast("object", value)  # checked at run time: callers may pass anything
         if isinstance(given, bool) or not isinstance(given, int) or given < 1:
             raise ValueError(f"{owner} needs {name} of at least 1 (a whole number), not {value!r}.")
+
+
+def check_limits(max_tasks: int, max_per_caller: int, store: str) -> None:
+    """Refuse a task store's limits that are not whole numbers of at least 1."""
+    check_counts(store, max_tasks=max_tasks, max_per_caller=max_per_caller)
