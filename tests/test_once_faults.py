@@ -102,6 +102,12 @@ async def to_the_last_question(client: Client) -> tuple[str, str, str]:
     return s1, k2, s2
 
 
+async def dialogue_keys(client: Any) -> list[bytes]:
+    """The dialogues' keys in Redis (``client``: a ``redis.asyncio.Redis``), not the callers'."""
+    keys: list[bytes] = await client.keys("elicitkit:dialogue:*")
+    return [key for key in keys if not key.startswith(b"elicitkit:dialogue:p:")]
+
+
 @pytest.fixture
 def redis(redis_process: RedisProcessFactory) -> Iterator[RedisProcess]:
     with redis_process() as server:
@@ -172,7 +178,7 @@ async def test_a_record_evicted_under_allkeys_lru_is_not_run_again(
             async with Client(shop.target, elicitation_callback=never_called) as mcp:
                 _, key, state = await to_the_last_question(mcp)
                 first = await retry(mcp, "pay", ARGS, {key: accept(value=True)}, state)
-                (dialogue,) = await client.keys("elicitkit:dialogue:*")
+                (dialogue,) = await dialogue_keys(client)
                 for index in range(400):  # 40 MB through 4 MB: bounded, evicts it at last
                     await client.set(f"filler:{index}", "x" * 100_000)
                     if not await client.exists(dialogue):
@@ -329,7 +335,7 @@ async def test_a_lapsed_lease_says_interrupted_within_seconds(store: RedisStore)
     shop = Shop(store, charges)
     async with Client(shop.target, elicitation_callback=never_called) as client:
         _, key, state = await to_the_last_question(client)
-        (dialogue,) = [k.decode() for k in await store._redis.keys("elicitkit:dialogue:*")]  # pyright: ignore[reportPrivateUsage]
+        (dialogue,) = [key.decode() for key in await dialogue_keys(store.client)]
         dead = await store.claim(
             dialogue.removeprefix("elicitkit:dialogue:"), "dead", lease=LEASE, keep=60, known=True
         )

@@ -104,10 +104,12 @@ async def stored_bytes(store: OutcomeStore) -> bytes:
 
 
 async def _value(redis: Any, key: bytes) -> bytes:
-    """What a key holds, of any type the stores use (a string, or a sorted set's members)."""
+    """What a key holds, of any type the stores use (a string, or a set's members)."""
     kind = await redis.type(key)
     if kind == b"string":
         return await redis.get(key) or b""
+    if kind == b"set":
+        return b"".join(await redis.smembers(key))
     assert kind == b"zset", f"{key!r} is a {kind!r}: read it here too"
     return b"".join(await redis.zrange(key, 0, -1))
 

@@ -274,7 +274,10 @@ async def test_the_entry_overhead_is_measured() -> None:
 
 
 def test_a_memory_store_needs_room() -> None:
-    with pytest.raises(ValueError, match=r"^MemoryStore needs max_entries of at least 1, not 0\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^MemoryStore needs max_entries of at least 1 \(a whole number\), not 0\.$",
+    ):
         MemoryStore(max_entries=0)
     with pytest.raises(ValueError) as raised:
         MemoryStore(max_bytes=1000)

@@ -348,7 +348,7 @@ def test_router_limits_must_be_whole_numbers(limits: dict[str, Any]) -> None:
     with pytest.raises(ValueError) as raised:
         LocalUrlRouter(**limits)
     assert str(raised.value) == (
-        f"A URL router's {name} must be a whole number of routes, at least 1, not {value!r}."
+        f"A URL router needs {name} of at least 1 (a whole number), not {value!r}."
     )
 
 

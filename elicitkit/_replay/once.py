@@ -59,7 +59,14 @@ from typing import Any, NoReturn, Protocol, TypeVar, cast
 import anyio
 
 import elicitkit._clock as clock
-from elicitkit._replay.store import Claim, MemoryStore, OutcomeStore, StoreFull
+from elicitkit._replay.store import (
+    CallerFull,
+    Claim,
+    MemoryStore,
+    OutcomeStore,
+    StoreFull,
+    caller_key,
+)
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -93,6 +100,11 @@ STORE_UNAVAILABLE = (
 STORE_FULL = (
     "The server is holding as many unfinished calls as it can, so it did not start this "
     "one, and nothing ran. Try again in a few minutes."
+)
+CALLER_FULL = (
+    "This caller already has as many unfinished calls as the server lets one caller have, "
+    "so the server did not start this one, and nothing ran. Finish one of them (or wait a "
+    "few minutes for abandoned ones to expire), then try again."
 )
 UNREADABLE_RECORD = (
     "This call already completed, and it is not run again, but the server cannot read its "
@@ -220,6 +232,8 @@ class AtMostOnce:
         round_: Callable[[], Awaitable[R]],
         minted: Callable[[], str | None],
         outcomes: Outcomes[R],
+        *,
+        principal: str | None = None,
     ) -> R:
         """Run a dialogue's first round; if it asks, open the dialogue in the store.
 
@@ -228,18 +242,23 @@ class AtMostOnce:
             minted: The dialogue id the round minted, read after it ran (``None``: it
                 asked nothing, so there is no dialogue).
             outcomes: The integration's outcomes.
+            principal: The authenticated caller (``None``: anonymous), whose count of open
+                dialogues the store keeps (`OutcomeStore.open`).
 
         Returns:
-            The round's result, or ``outcomes.refused(STORE_UNAVAILABLE)`` when the store
-            could not open the dialogue (its state, which says the store knows it, is
-            then never sent).
+            The round's result, or ``outcomes.refused(...)`` with `STORE_UNAVAILABLE`,
+            `STORE_FULL` or `CALLER_FULL` when the store did not open the dialogue (its
+            state, which says the store knows it, is then never sent).
         """
         result = await round_()
         dialogue = minted()
         if dialogue is None or not outcomes.needs_input(result):
             return result
+        caller = caller_key(principal)
         try:
-            await self._call("open", lambda: self.store.open(dialogue, keep=self.keep))
+            await self._call(
+                "open", lambda: self.store.open(dialogue, keep=self.keep, caller=caller)
+            )
         except StoreUnavailable as error:
             return outcomes.refused(_refusal(error))
         return result
@@ -528,6 +547,8 @@ class AtMostOnce:
 def _refusal(error: StoreUnavailable) -> str:
     """What a round refused by its store is told (a full store's bounds go to the log only)."""
     cause = error.__cause__
+    if isinstance(cause, CallerFull):
+        return CALLER_FULL
     return STORE_FULL if isinstance(cause, StoreFull) else STORE_UNAVAILABLE
 
 

@@ -16,6 +16,15 @@ Each dialogue is one key, living ``keep`` milliseconds from its last write. Its 
   lapsed, the next claim takes it instead of reading the dialogue as interrupted;
 * ``R<outcome>``: recorded; ``I``: interrupted (a lease lapsed without a record).
 
+``p:<caller>`` is the set of a caller's open dialogues (a principal's digest; anonymous
+callers share ``p:``). The script that opens a dialogue adds it there in the same atomic
+step, and refuses a caller holding ``max_per_caller`` (`CallerFull`) while the others go on.
+A record stays one ``SET``: the set is pruned only when its caller is at the cap (linear in
+the cap), of the dialogues recorded, interrupted, expired, or left by another run of Redis.
+The set expires ``keep`` after its caller's last new dialogue, so the cap counts what one
+caller opened within ``keep``: a dialogue kept going longer by its later rounds, with no new
+one beside it, stops counting (its rounds are still capped, `ReplayLimits.max_rounds`).
+
 ``<run>`` is the first 16 characters of the server's ``run_id``, which changes whenever
 Redis restarts or a replica takes over. An open or leased entry written under another run
 id is not trusted: a record written after it may be the very write the restart or the
@@ -40,8 +49,9 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError  # noqa: A004  (redis's)
 
+from elicitkit._replay.limits import check_counts
 from elicitkit._replay.redis_scripts import run_script
-from elicitkit._replay.store import Claim
+from elicitkit._replay.store import DEFAULT_MAX_OPEN_PER_CALLER, Claim, dialogues_full
 
 logger = logging.getLogger("elicitkit")
 
@@ -54,10 +64,27 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local run = string.sub(string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or '', 1, 16)
 local value = redis.call('GET', KEYS[1])
 """
-# ARGV: keep (ms).
+# KEYS: the dialogue, its caller's set. ARGV: keep (ms), max_per_caller, the dialogue's id,
+# the prefix. Returns 0, opening nothing, when the caller holds max_per_caller open ones.
 _OPEN = (
     _PRELUDE
     + """
+if value == false then
+  local limit = tonumber(ARGV[2])
+  if redis.call('SCARD', KEYS[2]) >= limit then
+    -- At the cap only (linear in it): a dialogue recorded, interrupted or expired, or open
+    -- or leased under another run of Redis (refused as forgotten), no longer counts.
+    for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+      local found = redis.call('GET', ARGV[4] .. id)
+      local owner = found and (string.match(found, '^O(%x*)$')
+        or string.match(found, '^[LS]%d+:(%x*):'))
+      if owner ~= run then redis.call('SREM', KEYS[2], id) end
+    end
+    if redis.call('SCARD', KEYS[2]) >= limit then return 0 end
+  end
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[1])
+end
 redis.call('SET', KEYS[1], 'O' .. run, 'PX', ARGV[1])
 return 1
 """
@@ -135,15 +162,28 @@ _STATUSES = {"B": "busy", "I": "interrupted", "F": "forgotten"}
 class RedisStore:
     """An `elicitkit.stores.OutcomeStore` in Redis, for servers that run in several processes."""
 
-    def __init__(self, client: Redis, *, prefix: str = "elicitkit:dialogue:") -> None:
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        prefix: str = "elicitkit:dialogue:",
+        max_per_caller: int = DEFAULT_MAX_OPEN_PER_CALLER,
+    ) -> None:
         """Store outcomes through ``client`` under keys starting with ``prefix``.
 
         Args:
             client: A ``redis.asyncio.Redis`` client (the caller owns and closes it).
             prefix: Where in the key space the dialogues live.
+            max_per_caller: The most open dialogues of one caller (a principal; anonymous
+                callers share one count); past it, that caller's new ones are refused.
+
+        Raises:
+            ValueError: ``max_per_caller`` is not a whole number of at least 1.
         """
+        check_counts("RedisStore", max_per_caller=max_per_caller)
         self._redis: Any = client  # redis-py's command methods are only partly typed
         self._prefix = prefix
+        self._max_per_caller = max_per_caller
         self._checked = False
 
     @property
@@ -151,10 +191,20 @@ class RedisStore:
         """The ``redis.asyncio.Redis`` client it was given (tasks and URL routes go there)."""
         return self._redis
 
-    async def open(self, dialogue: str, *, keep: float) -> None:
+    async def open(self, dialogue: str, *, keep: float, caller: str = "") -> None:
         """See `elicitkit.stores.OutcomeStore.open`."""
         await self._first_use()
-        await self._eval(_OPEN, dialogue, _milliseconds(keep))
+        opened = await self._eval(
+            _OPEN,
+            dialogue,
+            _milliseconds(keep),
+            self._max_per_caller,
+            dialogue,
+            self._prefix,
+            also=(self._prefix + "p:" + caller,),
+        )
+        if opened == 0:
+            raise dialogues_full("RedisStore", self._max_per_caller)
 
     async def claim(
         self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
@@ -246,8 +296,10 @@ class RedisStore:
             )
         return problems
 
-    async def _eval(self, script: str, dialogue: str, *args: object) -> object:
-        keys = (self._prefix + dialogue,)
+    async def _eval(
+        self, script: str, dialogue: str, *args: object, also: tuple[str, ...] = ()
+    ) -> object:
+        keys = (self._prefix + dialogue, *also)
         try:
             return await run_script(self._redis, script, keys, args)
         except ConnectionError:  # a dead pooled connection: once more, on a fresh one

@@ -63,6 +63,27 @@ END;
 CREATE TRIGGER IF NOT EXISTS entry_changed AFTER UPDATE OF size ON entries BEGIN
     UPDATE totals SET bytes = bytes - OLD.size + NEW.size;
 END;
+CREATE TABLE IF NOT EXISTS entry_callers (
+    id TEXT PRIMARY KEY,
+    caller TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entry_callers_by_caller ON entry_callers (caller);
+-- Each open dialogue's caller (SqliteStore's max_per_caller), dropped when its entry is
+-- recorded, interrupted or deleted. A row costs its two strings twice (the row and the
+-- index) and about 20 bytes of cells, counted in totals so that max_bytes bounds the file.
+CREATE TRIGGER IF NOT EXISTS entry_caller_added AFTER INSERT ON entry_callers BEGIN
+    UPDATE totals SET bytes = bytes + 2 * (length(NEW.id) + length(NEW.caller)) + 20;
+END;
+CREATE TRIGGER IF NOT EXISTS entry_caller_removed AFTER DELETE ON entry_callers BEGIN
+    UPDATE totals SET bytes = bytes - 2 * (length(OLD.id) + length(OLD.caller)) - 20;
+END;
+CREATE TRIGGER IF NOT EXISTS entry_gone AFTER DELETE ON entries BEGIN
+    DELETE FROM entry_callers WHERE id = OLD.id;
+END;
+CREATE TRIGGER IF NOT EXISTS entry_ended AFTER UPDATE OF kind ON entries
+WHEN NEW.kind IN ('record', 'interrupted') BEGIN
+    DELETE FROM entry_callers WHERE id = NEW.id;
+END;
 CREATE TABLE IF NOT EXISTS tasks (
     id TEXT PRIMARY KEY,
     dialogue TEXT UNIQUE,

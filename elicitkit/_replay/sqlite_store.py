@@ -10,6 +10,7 @@ For several machines, use `elicitkit.stores.RedisStore`.
 One table, one row a dialogue (or a durable step, under ``dialogue/key``)::
 
     entries(id, kind, value, deadline, boot, expires, size)  WITHOUT ROWID, by expires
+    entry_callers(id, caller)    the open dialogues of each caller (triggers drop ended ones)
 
 ``kind`` is open, lease, safe lease, record or interrupted, as in `elicitkit._replay.store`;
 ``value`` holds a lease's token or a record's outcome.
@@ -31,6 +32,11 @@ unfinished one to make room, and updates of existing entries (a lease renewed, a
 recorded) always go through, so the bytes may pass ``max_bytes`` by what the dialogues in
 flight record (each record is capped by `AtMostOnce`). Expired entries are deleted as
 operations pass (the index on ``expires`` makes that one probe when nothing has expired).
+One caller (a principal; anonymous callers share one) holds at most ``max_per_caller`` open
+dialogues, counted on ``entry_callers``'s index by caller when a dialogue opens (linear in
+the caller's open dialogues, so at most in ``max_per_caller``): past that, that caller is
+refused (`CallerFull`) and the others go on. A dialogue open or leased during another boot
+stops counting when the caller is at the cap: it is refused as forgotten, never run again.
 
 **Faults fail closed.** A file that is locked past ``busy_timeout``, corrupt or unreadable
 makes the operation raise, and the round is refused (`elicitkit._replay.once.AtMostOnce`
@@ -49,6 +55,7 @@ from typing import Literal
 import elicitkit._clock as clock
 from elicitkit._replay.sqlite_file import BOOT, SqliteFile
 from elicitkit._replay.store import (
+    DEFAULT_MAX_OPEN_PER_CALLER,
     LEASE,
     OPEN,
     RECORD,
@@ -56,6 +63,7 @@ from elicitkit._replay.store import (
     Claim,
     StoreFull,
     check_bounds,
+    dialogues_full,
     judge_claim,
 )
 
@@ -74,6 +82,7 @@ class SqliteStore:
         *,
         max_entries: int = 1_000_000,
         max_bytes: int = 1024 * 1024 * 1024,
+        max_per_caller: int = DEFAULT_MAX_OPEN_PER_CALLER,
         busy_timeout: float = 2.0,
         synchronous: Literal["FULL", "NORMAL"] | None = None,
     ) -> None:
@@ -84,26 +93,33 @@ class SqliteStore:
                 machine passes the same path.
             max_entries: The most dialogues and steps held; past it, new ones are refused.
             max_bytes: The most bytes held (ids, values and `ROW_OVERHEAD_BYTES` each).
+            max_per_caller: The most open dialogues of one caller (a principal; anonymous
+                callers share one count); past it, that caller's new ones are refused.
             busy_timeout: Seconds an operation waits for another process's write lock
                 before it fails (under `AtMostOnce`'s own 3-second timeout, so the
                 failure is SQLite's, with its reason, and the thread is free again).
             synchronous: SQLite's ``synchronous`` setting. Default: ``"NORMAL"`` where the
                 machine's boot id can be read (a reboot then ends the calls in progress,
                 see the module's docs), else ``"FULL"``.
+
+        Raises:
+            ValueError: A bound is not a whole number of at least 1, or ``max_bytes`` is
+                under 64 KiB.
         """
-        check_bounds("SqliteStore", max_entries, max_bytes)
+        check_bounds("SqliteStore", max_entries, max_bytes, max_per_caller)
         self.path = Path(path)
         self._max = max_entries
         self._max_bytes = max_bytes
+        self._max_per_caller = max_per_caller
         self._file = SqliteFile(self.path, busy_timeout=busy_timeout, synchronous=synchronous)
         self._run = self._file.run
 
     def __repr__(self) -> str:
         return f"SqliteStore({str(self.path)!r})"
 
-    async def open(self, dialogue: str, *, keep: float) -> None:
+    async def open(self, dialogue: str, *, keep: float, caller: str = "") -> None:
         """See `elicitkit.stores.OutcomeStore.open`."""
-        await self._run(lambda db: self._open(db, dialogue, keep))
+        await self._run(lambda db: self._open(db, dialogue, keep, caller))
 
     async def claim(
         self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
@@ -155,11 +171,15 @@ class SqliteStore:
 
     # Each of these runs in one transaction, under the lock.
 
-    def _open(self, db: sqlite3.Connection, dialogue: str, keep: float) -> None:
+    def _open(self, db: sqlite3.Connection, dialogue: str, keep: float, caller: str) -> None:
         db.execute("DELETE FROM entries WHERE expires <= ?", (clock.now(),))
-        if _row(db, dialogue) is None:
+        new = _row(db, dialogue) is None
+        if new:
+            self._refuse_when_caller_full(db, caller)
             self._refuse_when_full(db)
         self._put(db, dialogue, OPEN, "", keep=keep)
+        if new:
+            db.execute("INSERT INTO entry_callers VALUES (?, ?)", (dialogue, caller))
 
     def _record(self, db: sqlite3.Connection, dialogue: str, outcome: str, keep: float) -> None:
         if _row(db, dialogue) is None:  # a record of an unknown call is a new entry too
@@ -225,6 +245,20 @@ class SqliteStore:
             "boot = excluded.boot, expires = excluded.expires, size = excluded.size",
             (dialogue, kind, value, deadline, BOOT, clock.now() + keep, size),
         )
+
+    def _refuse_when_caller_full(self, db: sqlite3.Connection, caller: str) -> None:
+        # The index alone counts; only at the cap are the entries read, for their boot.
+        query = "SELECT count(*) FROM entry_callers WHERE caller = ?"
+        (held,) = db.execute(query, (caller,)).fetchone()
+        if held < self._max_per_caller:
+            return
+        (held,) = db.execute(
+            "SELECT count(*) FROM entry_callers c JOIN entries e ON e.id = c.id "
+            "WHERE c.caller = ? AND e.boot = ?",
+            (caller, BOOT),
+        ).fetchone()
+        if held >= self._max_per_caller:
+            raise dialogues_full(f"SQLite store at {self.path}", self._max_per_caller)
 
     def _refuse_when_full(self, db: sqlite3.Connection) -> None:
         entries, size = db.execute("SELECT entries, bytes FROM totals").fetchone()

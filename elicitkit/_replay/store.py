@@ -25,7 +25,15 @@ An entry is one of:
   so the next claim takes the lease and the round runs again.
 
 Every entry lives ``keep`` seconds from its last write. This module holds the protocol and
-the in-memory default; ``elicitkit._replay.redis_store`` holds the Redis one.
+the in-memory store; ``elicitkit._replay.sqlite_store`` and ``redis_store`` hold the others.
+
+**One caller cannot fill a store.** Each store counts, per caller (a principal; every
+anonymous caller shares one count), the *open* dialogues: opened and not yet recorded,
+interrupted or expired. A caller at ``max_per_caller`` is refused a new dialogue
+(`CallerFull`) while every other caller goes on. A durable step's entry is not counted:
+only a round that holds its dialogue's lease makes one, so a caller's steps come from its
+open dialogues alone, as many a dialogue as the tool's code has (not the caller's choice);
+the count of open dialogues bounds them too, and a step's claim or record costs nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 import elicitkit._clock as clock
+from elicitkit._replay.limits import check_counts
+from elicitkit._replay.ticket import principal_digest
 
 
 @dataclass(frozen=True)
@@ -67,12 +77,39 @@ class StoreFull(Exception):
 
 
 class CallerFull(StoreFull):
-    """A store refuses one caller's new task: that caller holds as many as one may.
+    """A store refuses one caller's new task or dialogue: that caller holds as many as one may.
 
     Each task store counts, per principal (anonymous callers share one count), the tasks
-    still running or waiting; past its ``max_per_caller``, that caller's next ``go_async()``
-    is refused, and every other caller's goes on. So one client cannot fill the store.
+    still running or waiting, and each outcome store the dialogues still open; past its
+    ``max_per_caller``, that caller's next ``go_async()`` or new dialogue is refused, and
+    every other caller's goes on. So one client cannot fill the store.
     """
+
+
+DEFAULT_MAX_OPEN_PER_CALLER = 1_000
+"""How many open dialogues one caller may hold in an outcome store, by default.
+
+A person answers one form at a time; 1,000 leaves room for an agent's parallel calls, and
+for every anonymous caller of a server without authentication, who share the one count.
+"""
+
+
+def caller_key(principal: str | None) -> str:
+    """Whose count a dialogue is in: a digest of ``principal``, ``""`` for anonymous callers.
+
+    A digest, as the task stores keep it: the identity itself is kept nowhere.
+    """
+    return principal_digest(principal) or ""
+
+
+def dialogues_full(store: str, limit: int) -> CallerFull:
+    """The refusal of a caller's new dialogue past ``limit`` (``store`` names the store)."""
+    return CallerFull(
+        f"The {store} holds {limit} open dialogues of this caller (a principal; every "
+        "anonymous caller shares one count), its max_per_caller, so it opens no new dialogue "
+        "of theirs until one completes or expires; other callers' calls go on. Raise "
+        "max_per_caller."
+    )
 
 
 class OutcomeStore(Protocol):
@@ -84,8 +121,19 @@ class OutcomeStore(Protocol):
     is measured on one clock, the store's own, never a worker's.
     """
 
-    async def open(self, dialogue: str, *, keep: float) -> None:
-        """Create the entry of a dialogue whose first round asked, for ``keep`` seconds."""
+    async def open(self, dialogue: str, *, keep: float, caller: str = "") -> None:
+        """Create the entry of a dialogue whose first round asked, for ``keep`` seconds.
+
+        Args:
+            dialogue: The new dialogue's id.
+            keep: Seconds the entry lives from now.
+            caller: Whose count the dialogue is in until it is recorded, interrupted or
+                expired (`caller_key` of the principal; ``""`` for anonymous callers).
+
+        Raises:
+            CallerFull: ``caller`` holds ``max_per_caller`` open dialogues already.
+            StoreFull: The store is full.
+        """
         ...
 
     async def claim(
@@ -170,10 +218,9 @@ def judge_claim(
     return Claim("claimed"), LEASE
 
 
-def check_bounds(store: str, max_entries: int, max_bytes: int) -> None:
+def check_bounds(store: str, max_entries: int, max_bytes: int, max_per_caller: int) -> None:
     """Refuse bounds that could not hold one dialogue of the largest record kept whole."""
-    if max_entries < 1:
-        raise ValueError(f"{store} needs max_entries of at least 1, not {max_entries}.")
+    check_counts(store, max_entries=max_entries, max_per_caller=max_per_caller)
     if max_bytes < 64 * 1024:
         raise ValueError(
             f"{store} needs max_bytes of at least 65536 (64 KiB), not {max_bytes}: "
@@ -197,15 +244,33 @@ class MemoryStore:
     (each record is capped by `AtMostOnce`). Size both above what one ``requestState``
     lifetime (11 minutes by default) brings: the defaults hold 100,000 dialogues with
     average outcomes up to about 900 bytes, or 3,000 of the largest outcomes `AtMostOnce`
-    keeps whole (32 KiB, sealed).
+    keeps whole (32 KiB, sealed). One caller holds at most ``max_per_caller`` open
+    dialogues (`CallerFull` past it).
     """
 
-    def __init__(self, *, max_entries: int = 100_000, max_bytes: int = 128 * 1024 * 1024) -> None:
-        """Hold at most ``max_entries`` dialogues in at most ``max_bytes`` bytes."""
-        check_bounds("MemoryStore", max_entries, max_bytes)
+    def __init__(
+        self,
+        *,
+        max_entries: int = 100_000,
+        max_bytes: int = 128 * 1024 * 1024,
+        max_per_caller: int = DEFAULT_MAX_OPEN_PER_CALLER,
+    ) -> None:
+        """Hold at most ``max_entries`` dialogues in ``max_bytes``, ``max_per_caller`` per caller.
+
+        Raises:
+            ValueError: A bound is not a whole number of at least 1, or ``max_bytes`` is
+                under 64 KiB.
+        """
+        check_bounds("MemoryStore", max_entries, max_bytes, max_per_caller)
         self._max = max_entries
         self._max_bytes = max_bytes
+        self._max_per_caller = max_per_caller
         self._bytes = 0
+        # Each open dialogue's caller, and each caller's count of them: kept exact as entries
+        # are recorded, interrupted or swept, in O(1) each (a count, not a set per caller:
+        # one dict slot a dialogue, inside ENTRY_OVERHEAD_BYTES).
+        self._caller_of: dict[str, str] = {}
+        self._open_of: dict[str, int] = {}
         # dialogue -> (kind, token or outcome, lease deadline, expiry), both on the monotonic
         # clock. Every write moves the entry to the end and every entry lives `keep` from
         # its last write, so the first entries expire first.
@@ -220,11 +285,17 @@ class MemoryStore:
         """How many bytes the store counts against ``max_bytes`` right now."""
         return self._bytes
 
-    async def open(self, dialogue: str, *, keep: float) -> None:
+    async def open(self, dialogue: str, *, keep: float, caller: str = "") -> None:
         """See `OutcomeStore.open`."""
         now = clock.monotonic()
         self._sweep(now)
+        new = dialogue not in self._entries
+        if new and self._open_of.get(caller, 0) >= self._max_per_caller:
+            raise dialogues_full("MemoryStore", self._max_per_caller)
         self._put(dialogue, (OPEN, "", 0.0, now + keep))
+        if new:  # counted once the entry is in (a full store refused it above)
+            self._caller_of[dialogue] = sys.intern(caller)  # one string a caller, not a call
+            self._open_of[caller] = self._open_of.get(caller, 0) + 1
 
     async def claim(
         self, dialogue: str, token: str, *, lease: float, keep: float, known: bool
@@ -285,6 +356,8 @@ class MemoryStore:
         self._drop(dialogue)
         self._entries[dialogue] = entry
         self._bytes += size
+        if entry[0] in (RECORD, INTERRUPTED):  # the dialogue is over: its caller may open more
+            self._uncount(dialogue)
 
     def _drop(self, dialogue: str) -> None:
         entry = self._entries.pop(dialogue, None)
@@ -299,6 +372,16 @@ class MemoryStore:
             if entry[3] > now:
                 return
             self._drop(dialogue)
+            self._uncount(dialogue)
+
+    def _uncount(self, dialogue: str) -> None:
+        caller = self._caller_of.pop(dialogue, None)
+        if caller is not None:
+            left = self._open_of[caller] - 1
+            if left:
+                self._open_of[caller] = left
+            else:
+                del self._open_of[caller]
 
 
 def _size(dialogue: str, entry: tuple[str, str, float, float]) -> int:

@@ -31,11 +31,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Literal, Protocol, cast, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 
 import elicitkit._clock as clock
+from elicitkit._replay.limits import check_limits as check_limits  # noqa: PLC0414  (re-exported to the task stores)
 from elicitkit._replay.store import CallerFull, StoreFull
 from elicitkit._replay.ticket import principal_digest
 
@@ -292,14 +293,6 @@ def caller_full(store: str, limit: int) -> CallerFull:
         "anonymous caller shares one count), its max_per_caller, so it takes no new task of "
         "theirs until one ends or expires; other callers' tasks go on. Raise max_per_caller."
     )
-
-
-def check_limits(max_tasks: int, max_per_caller: int, store: str) -> None:
-    """Refuse limits that are not whole numbers of at least 1."""
-    for name, value in (("max_tasks", max_tasks), ("max_per_caller", max_per_caller)):
-        given = cast("object", value)  # checked at run time: callers may pass anything
-        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
-            raise ValueError(f"{store} needs {name} of at least 1, not {value!r}.")
 
 
 def lose_worker(record: TaskRecord) -> bool:

@@ -28,9 +28,10 @@ import logging
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import elicitkit._clock as clock
+from elicitkit._replay.limits import check_counts
 from elicitkit.errors import TooManyOpenUrls
 
 logger = logging.getLogger("elicitkit")
@@ -133,13 +134,7 @@ class RouteTable:
 
     def __init__(self, max_routes: int, max_per_session: int) -> None:
         """Hold up to ``max_routes``, at most ``max_per_session`` of them for one session."""
-        for name, value in (("max_routes", max_routes), ("max_per_session", max_per_session)):
-            given = cast("object", value)  # checked at run time: callers may pass anything
-            if isinstance(given, bool) or not isinstance(given, int) or given < 1:
-                raise ValueError(
-                    f"A URL router's {name} must be a whole number of routes, at least "
-                    f"1, not {value!r}."
-                )
+        check_counts("A URL router", max_routes=max_routes, max_per_session=max_per_session)
         self.max_routes = max_routes
         self.max_per_session = max_per_session
         self._routes: dict[str, _Route] = {}

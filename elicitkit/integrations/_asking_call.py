@@ -103,6 +103,8 @@ class AskingCall:
             else None
         )
         run = self.new_run(ctx, replay, modern=modern)
+        # Whose count a new dialogue or task is in (anonymous callers share one).
+        principal = authenticated_principal(ctx)
         legs = self.legs
         starter = None
         if (
@@ -113,9 +115,7 @@ class AskingCall:
             and declares_tasks(ctx)
         ):
             if legs.can_run():
-                starter = TaskStarter(
-                    self.tasks, call=_task_call(ctx), principal=authenticated_principal(ctx)
-                )
+                starter = TaskStarter(self.tasks, call=_task_call(ctx), principal=principal)
                 run.detacher = starter
             else:
                 run.no_tasks_here = legs.why_not()
@@ -130,11 +130,15 @@ class AskingCall:
                     return await round_()
                 # A question handed to the model starts a dialogue on a 2025 era too: it is
                 # opened in the store before its ticket leaves the server.
-                return await self.once.begin(round_, lambda: _dialogue(run), outcomes)
+                return await self.once.begin(
+                    round_, lambda: _dialogue(run), outcomes, principal=principal
+                )
             if replay.dialogue is None:
                 # Round one: a round that asks mints the dialogue, opened in the store
                 # before its state leaves the server.
-                result = await self.once.begin(round_, lambda: replay.dialogue, outcomes)
+                result = await self.once.begin(
+                    round_, lambda: replay.dialogue, outcomes, principal=principal
+                )
             else:
                 run.lease = RoundLease(self.once, replay.dialogue)
                 result = await self.once.run(
