@@ -295,3 +295,22 @@ def test_uvicorn_with_two_workers_and_no_configuration_completes_every_call_once
         assert final["content"][0]["text"] == f"{item}: 2 seats, reservation 1, receipt 1"
         assert again == final
         assert (count(ledger, item, "reserve"), count(ledger, item, "pay")) == (1, 1)
+
+
+@pytest.mark.anyio
+async def test_one_stdio_process_with_no_configuration_runs_a_task_with_a_question(
+    starts_processes: None,
+) -> None:
+    """The tasks extra installed and nothing set: Docket embedded, records in the SQLite file."""
+    from elicitkit.testing import ScriptedUser, connect  # noqa: PLC0415
+    from elicitkit.testing import accept as accepting  # noqa: PLC0415
+
+    params = StdioServerParameters(
+        command=sys.executable, args=[str(REPO / "examples" / "long_report.py")], env=SERVER_ENV
+    )
+    user = ScriptedUser(accepting(name="Ada"), accepting(copies=2))
+    with anyio.fail_after(TIMEOUT):
+        async with connect(params, protocol="2026-07-28", user=user) as client:
+            result = await client.call_tool("render", {"title": "Q3", "seconds": 0.1})
+    assert text_of(result) == "REPORT Q3 for Ada: 2 copies, as a task."
+    assert user.messages == ["Who is the report for?", "Q3 is rendered. How many copies?"]

@@ -223,7 +223,8 @@ async def _claimed(
         return CarriedStep(str(record.get("d")), record.get("o") or {})
     # "busy" too: the round holds the dialogue's lease, so a leased step is a dead round's.
     if claim.status != "claimed" and not retry_safe:
-        raise StepError(_INTERRUPTED.format(key=key))
+        in_task = current_run.get().delivery.in_task
+        raise StepError((_INTERRUPTED_IN_TASK if in_task else _INTERRUPTED).format(key=key))
     return None
 
 
@@ -359,6 +360,13 @@ _INTERRUPTED = (
     "before it recorded the step's outcome, so whether it took effect is unknown and it is "
     f"not run again. Check its effect, then start {AFRESH}; mark the step retry_safe=True "
     "only if running it twice is harmless."
+)
+_INTERRUPTED_IN_TASK = (
+    "The step {key!r} was started by a part of this task whose server process stopped "
+    "(it crashed, was killed or restarted) before it recorded the step's outcome, so whether "
+    "it took effect is unknown and it is not run again: the task stops here. Check its "
+    "effect, then call the tool again; mark the step retry_safe=True only if running it "
+    "twice is harmless."
 )
 _UNREADABLE = (
     "The step {key!r} was recorded in an earlier round, but its record does not open with "
