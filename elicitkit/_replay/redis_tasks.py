@@ -227,7 +227,8 @@ class RedisTaskStore:
                     else:
                         record.updated_at = clock.now()
                         pipe.multi()
-                        if record.terminal:  # a task that ran as one body: failed
+                        # A task that ran as one body was failed: it no longer counts.
+                        if record.call is None:
                             pipe.zrem(self._caller_key(record), task_id)
                         pipe.set(key, _dumps(record), keepttl=True)
                         pipe.publish(self._channel(task_id), "1")

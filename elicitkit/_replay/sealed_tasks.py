@@ -4,8 +4,9 @@
 ``requestState`` codec, every part of a `TaskRecord` that carries the call's content: each
 outstanding question (its message and form), each answer, the result, the error, the
 status message, and what the next leg replays (the call's name and arguments, and the state
-with the answers and step results so far). Each is bound to its task, its field and its key, so a sealed part copied to
-another task or field does not open there. What a store needs to do its work stays in clear:
+with the answers and step results so far). Each is bound to its task, its field and its
+key, so a sealed part copied to another task or field does not open there. What a store
+needs to do its work stays in clear:
 the id, the status, the times, the lease, the principal, the cancel flag, and the keys of
 the questions and answers.
 

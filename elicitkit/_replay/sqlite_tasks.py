@@ -19,9 +19,9 @@ during another boot of the machine has lapsed (its worker did not survive the re
 **Bounded, never evicting a running task.** At most ``max_tasks`` records: past that, the
 oldest ended task is deleted to make room, and a store full of unfinished tasks refuses new
 ones (`StoreFull`). At most ``max_per_caller`` unfinished tasks (waiting ones included:
-they hold no worker, but go on when answered) per caller (a principal; anonymous callers share one), counted on an index by caller: past
-that, that caller is refused (`CallerFull`) and the others go on. Records expire ``ttl_ms``
-after their creation.
+they hold no worker, but go on when answered) per caller (a principal; anonymous callers
+share one), counted on an index by caller: past that, that caller is refused
+(`CallerFull`) and the others go on. Records expire ``ttl_ms`` after their creation.
 
 **Waiting.** A change made by this process wakes its waiters at once. One made by another
 process is seen by this process's one poller, which runs while anything waits: every
