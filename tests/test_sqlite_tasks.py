@@ -3,14 +3,19 @@
 Each store holds its own connection to the one file, so what one writes the other must read
 from the file; a waiter in one is woken by a change made through the other (the poller).
 Leases are judged by the store on elicitkit's wall clock (a fake clock here), and a lease of
-another boot of the machine has lapsed. End to end, with real worker processes and no
-configuration, in tests/test_records_default.py.
+another boot of the machine has lapsed: the running leg is orphaned, for another worker to
+claim (a claim is one transaction with its lease, so two workers never both win it), and a
+task waiting for answers holds no lease to lapse. End to end, with real worker processes
+and no configuration, in tests/test_records_default.py.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
-from collections.abc import Iterator
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -18,8 +23,9 @@ import anyio.lowlevel
 import pytest
 
 import elicitkit._clock as clock
-from elicitkit._replay import sqlite_tasks
+from elicitkit._replay import sqlite_file, sqlite_tasks
 from elicitkit._replay.tasks import WORKER_LOST, LeasingTaskStore, TaskRecord
+from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit.stores import SqliteTaskStore, StoreFull
 from elicitkit.testing import FakeClock
 
@@ -32,9 +38,34 @@ def fake_clock() -> Iterator[FakeClock]:
         yield clock
 
 
+CALL = {"name": "t", "arguments": {}}
+QUESTION = {"method": "elicitation/create", "params": {"message": "How many copies?"}}
+
+
 def fresh(status: str = "working") -> TaskRecord:
+    """A task as go_async() creates it: its first leg queued, to replay ``call``."""
     now = clock.now()
-    return TaskRecord(secrets.token_hex(8), status, now, now, 3_600_000, 50)  # type: ignore[arg-type]
+    return TaskRecord(
+        secrets.token_hex(8),
+        status,  # type: ignore[arg-type]
+        now,
+        now,
+        3_600_000,
+        50,
+        call=dict(CALL),
+        state="",
+        leg=1,
+    )
+
+
+def one_body() -> TaskRecord:
+    """A task of the kind that ran as one body (no legs to replay), as older records are."""
+    now = clock.now()
+    return TaskRecord(secrets.token_hex(8), "working", now, now, 3_600_000, 50)
+
+
+async def new_task(engine: TaskEngine) -> TaskRecord:
+    return await engine.create(dialogue=None, principal=None, message=None, call=CALL, state="")
 
 
 def answer(record: TaskRecord) -> bool:
@@ -93,32 +124,148 @@ async def test_a_change_between_a_read_and_the_wait_is_not_missed(tmp_path: Path
         await body.wait(record.task_id, 3600)  # returns at once: the row moved on
 
 
-async def test_a_lapsed_lease_or_another_boot_fails_the_task_and_renew_keeps_it(
+async def test_a_lapsed_lease_or_another_boot_orphans_the_leg_and_renew_keeps_it(
     tmp_path: Path, fake_clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "records.sqlite3"
     one, two = SqliteTaskStore(path, lease=10), SqliteTaskStore(path, lease=10)
-    kept, lost, rebooted = fresh(), fresh(), fresh()
-    for record in (kept, lost, rebooted):
+    kept, lost, rebooted, old = fresh(), fresh(), fresh(), one_body()
+    for record in (kept, lost, rebooted, old):
         await one.create(record, dialogue=None)
     fake_clock.jump(6)
     assert await one.renew(kept.task_id, 10) is not None
     fake_clock.jump(6)  # lost's lease (10 s) lapsed; kept's was renewed to 16 s
-    gone = await two.get(lost.task_id)
-    assert gone is not None
-    assert (gone.status, gone.error) == ("failed", {"code": -32603, "message": WORKER_LOST})
+    orphaned = await two.get(lost.task_id)
+    assert orphaned is not None
+    # Not failed: the leg is started again by whoever sees it.
+    assert (orphaned.status, orphaned.error, orphaned.leg_lost) == ("working", None, True)
     alive = await two.get(kept.task_id)
     assert alive is not None
-    assert alive.status == "working"
-    # A change after the judgement sees the failed task: it never completes after that.
-    assert (await one.change(lost.task_id, answer)) is not None
-    after = await two.get(lost.task_id)
-    assert after is not None
-    assert after.status == "failed"
+    assert (alive.status, alive.orphaned) == ("working", False)
+    # A renewal after the judgement does not take the leg back: its worker stops it.
+    late = await one.renew(lost.task_id, 10)
+    assert late is not None
+    assert late.orphaned
+    # A task of one body has nothing to start again: it fails, as it always did.
+    failed = await two.get(old.task_id)
+    assert failed is not None
+    assert (failed.status, failed.error) == ("failed", {"code": -32603, "message": WORKER_LOST})
     monkeypatch.setattr(sqlite_tasks, "BOOT", "another-boot")  # the machine restarted
     renewed = await two.renew(rebooted.task_id, 10)
     assert renewed is not None
-    assert renewed.status == "failed"
+    assert (renewed.status, renewed.leg_lost) == ("working", True)
+
+
+async def test_a_waiting_task_is_never_orphaned_however_long_it_waits(
+    tmp_path: Path, fake_clock: FakeClock
+) -> None:
+    path = tmp_path / "records.sqlite3"
+    one = TaskEngine(SqliteTaskStore(path, lease=10), lease=10)
+    two = TaskEngine(SqliteTaskStore(path, lease=10), lease=10)
+    record = await new_task(one)
+    assert await one.claim(record.task_id, 1, "first") is not None
+    assert await one.wait_for_answers(record.task_id, "first", {"n": QUESTION}, "s", {})
+    for _ in range(5):
+        fake_clock.jump(600)  # a person thinking: ten minutes, five times
+        waiting = await two.get(record.task_id, None)
+        assert waiting is not None
+        assert (waiting.wire_status, waiting.orphaned, waiting.leg_lost) == (
+            "input_required",
+            False,
+            False,
+        )
+        assert (waiting.runner, waiting.leg, waiting.resumes) == (None, 2, 0)
+    assert await two.claim(record.task_id, 2, "early") is None  # nobody runs it yet
+    answered, completed = await two.answer(record.task_id, None, {"n": {"action": "accept"}})
+    assert completed
+    assert answered is not None
+    assert answered.wants_leg
+    fake_clock.jump(9.9)  # the answer queued the next leg under a fresh lease
+    queued = await one.get(record.task_id, None)
+    assert queued is not None
+    assert not queued.leg_lost
+    next_leg = await one.claim(record.task_id, 2, "next")
+    assert next_leg is not None
+    assert (next_leg.runner, next_leg.resumes) == ("next", 0)
+
+
+class Holding(SqliteTaskStore):
+    """A store whose next change, once ``hold`` is set, runs it inside its transaction."""
+
+    hold: Callable[[], None] | None = None
+
+    async def change(
+        self,
+        task_id: str,
+        edit: Callable[[TaskRecord], bool],
+        *,
+        wake: bool = True,
+        lease: float | None = None,
+    ) -> TaskRecord | None:
+        def held(record: TaskRecord) -> bool:
+            hold, self.hold = self.hold, None
+            if hold is not None:
+                hold()
+            return edit(record)
+
+        return await super().change(task_id, held, wake=wake, lease=lease)
+
+
+async def test_of_two_workers_racing_to_claim_an_orphaned_leg_exactly_one_wins(
+    tmp_path: Path, fake_clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One worker's claim is stopped inside its transaction until the other's, on its own
+    thread and connection, was refused the file's write lock: the other reads the leg only
+    after the first claim (and its lease) committed, and is refused."""
+    path = tmp_path / "records.sqlite3"
+    first_store = Holding(path, lease=10)
+    first = TaskEngine(first_store, lease=10)
+    second = TaskEngine(SqliteTaskStore(path, lease=10), lease=10)
+    record = await new_task(first)
+    assert await first.claim(record.task_id, 1, "dead") is not None
+    fake_clock.jump(10.1)
+    orphaned = await second.get(record.task_id, None)  # also opens its connection
+    assert orphaned is not None
+    assert orphaned.leg_lost
+    refused = threading.Event()
+    real_begin = sqlite_file._begin  # where a connection takes the file's write lock
+
+    def begin(db: sqlite3.Connection) -> bool:
+        took = real_begin(db)
+        if not took:
+            refused.set()
+        return took
+
+    monkeypatch.setattr(sqlite_file, "_begin", begin)
+    outcomes: list[TaskRecord | None] = []
+
+    def other_worker() -> None:
+        outcomes.append(asyncio.run(second.claim(record.task_id, 1, "two")))
+
+    racer = threading.Thread(target=other_worker)
+
+    def race() -> None:  # inside the first claim's transaction, after its read
+        racer.start()
+        assert refused.wait(10), "the other claim was never refused the write lock"
+
+    first_store.hold = race
+    won = await first.claim(record.task_id, 1, "one")
+    racer.join(10)
+    assert not racer.is_alive()
+    assert won is not None
+    assert outcomes == [None]
+    found = await second.get(record.task_id, None)
+    assert found is not None
+    assert (found.runner, found.resumes, found.orphaned) == ("one", 1, False)
+    # The winner's lease was written with its claim: held to its end, lapsed after.
+    fake_clock.jump(9.9)
+    held = await second.get(record.task_id, None)
+    assert held is not None
+    assert not held.leg_lost
+    fake_clock.jump(0.2)
+    lapsed = await second.get(record.task_id, None)
+    assert lapsed is not None
+    assert lapsed.leg_lost
 
 
 async def test_a_full_store_refuses_new_tasks_and_makes_room_only_from_ended_ones(

@@ -107,4 +107,5 @@ async def test_another_principal_cannot_see_answer_or_cancel_a_task() -> None:
     assert never == not_found("tasks/get")  # told apart from no task at all: never
     assert (still["status"], list(still["inputRequests"])) == ("input_required", ["copies"])
     assert done["result"]["content"][0]["text"] == "Q3 for Ada: 2 copies (task)."
-    assert (counts.after_go_async, counts.finished, counts.cancelled) == (1, 1, 0)
+    # Two legs of Ada's task (one asked the copies, one finished); Bob's requests ran none.
+    assert (counts.after_go_async, counts.finished, counts.cancelled) == (2, 1, 0)

@@ -56,59 +56,88 @@ def _store(client: Redis, prefix: str, **settings: Any) -> RedisTaskStore:
     return RedisTaskStore(client, prefix=prefix, **settings)
 
 
-async def test_an_answer_through_one_store_wakes_the_body_on_another(redis_client: Redis) -> None:
+CALL = {"name": "render", "arguments": {"title": "Q3"}}
+QUESTION = {"method": "elicitation/create", "params": {"message": "How many copies?"}}
+
+
+async def _new_task(engine: TaskEngine, dialogue: str | None = None) -> TaskRecord:
+    """A task as go_async() creates it, its first leg queued."""
+    return await engine.create(dialogue=dialogue, principal=None, message=None, call=CALL, state="")
+
+
+async def test_an_answer_through_one_store_wakes_a_waiter_and_queues_the_next_leg(
+    redis_client: Redis,
+) -> None:
+    """The leg's worker parks the task on a question through one store; the answer comes
+    through another, wakes whoever waits on the task, and queues the next leg, which any
+    worker claims with the answer to replay."""
     prefix = f"test:{secrets.token_hex(4)}:"
     body = TaskEngine.of(_store(redis_client, prefix))
     other = TaskEngine.of(_store(redis_client, prefix))
-    record = await body.create(dialogue="d", principal=None, message=None)
-    answers: list[dict[str, Any]] = []
+    record = await _new_task(body, "d")
+    assert await body.claim(record.task_id, 1, "first") is not None
+    assert await body.wait_for_answers(record.task_id, "first", {"q": QUESTION}, "s", {})
+    found = await other.get(record.task_id, None)
+    assert found is not None
+    assert (found.wire_status, list(found.questions)) == ("input_required", ["q"])
+    woke = anyio.Event()
 
-    async def asking() -> None:
-        answers.append(await body.ask(record.task_id, "q", {"method": "x"}, 5.0))
+    async def waiting() -> None:
+        await body.store.wait(record.task_id, 60)  # only the answer ends it in time
+        woke.set()
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(asking)
-        found = await _outstanding(other, record.task_id)
-        assert found.wire_status == "input_required"
-        assert await other.answer(record.task_id, None, {"q": {"action": "accept"}, "z": {}})
-    assert answers == [{"action": "accept"}]
-    after = await other.get(record.task_id, None)
-    assert after is not None
-    assert (after.questions, after.answers) == ({}, {})
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(waiting)
+            answered, completed = await other.answer(
+                record.task_id, None, {"q": {"action": "accept"}, "z": {}}
+            )
+            await woke.wait()
+    assert completed
+    assert answered is not None
+    assert (answered.questions, answered.answers) == ({}, {"q": {"action": "accept"}})
+    assert (answered.leg, answered.wants_leg) == (2, True)
+    next_leg = await body.claim(record.task_id, 2, "second")
+    assert next_leg is not None
+    assert (next_leg.answers, next_leg.state) == ({"q": {"action": "accept"}}, "s")
     # One dialogue, one task, whichever worker asks.
-    again = await other.create(dialogue="d", principal=None, message=None)
+    again = await _new_task(other, "d")
     assert again.task_id == record.task_id
 
 
-async def _outstanding(engine: TaskEngine, task_id: str) -> Any:
-    """The task once it has a question outstanding (woken by its channel, 5 s at most)."""
-    with anyio.fail_after(5):
-        while True:
-            found = await engine.get(task_id, None)
-            if found is not None and found.questions:
-                return found
-            await engine.store.wait(task_id, 1.0)
-
-
-async def test_a_cancel_through_one_store_reaches_the_body_on_another(redis_client: Redis) -> None:
+async def test_a_cancel_through_one_store_reaches_the_leg_on_another(redis_client: Redis) -> None:
     prefix = f"test:{secrets.token_hex(4)}:"
-    body = TaskEngine.of(_store(redis_client, prefix, lease=3.0))
+    # A 30 s lease is renewed every 10 s: only the task's channel wakes the holder in time.
+    body = TaskEngine.of(_store(redis_client, prefix, lease=30.0))
     other = TaskEngine.of(_store(redis_client, prefix))
-    record = await body.create(dialogue=None, principal=None, message=None)
+    record = await _new_task(body)
+    assert await body.claim(record.task_id, 1, "first") is not None
     scope = anyio.CancelScope()
-    with anyio.fail_after(2):  # well within the lease's renewal (1 s): woken by the channel
+    why: list[str] = []
+
+    async def hold() -> None:
+        why.append(await body.hold(record.task_id, "first", scope))
+
+    with anyio.fail_after(5):
         async with anyio.create_task_group() as group:
-            group.start_soon(body.hold, record.task_id, scope)
+            group.start_soon(hold)
             await anyio.wait_all_tasks_blocked()  # the holder waits on the task's channel
-            assert await other.cancel(record.task_id, None)
-    assert scope.cancel_called
+            asked = await other.cancel(record.task_id, None)
+    assert asked is not None
+    assert (asked.cancel, asked.status) == (True, "working")  # the leg's worker ends it
+    assert (why, scope.cancel_called) == (["cancel"], True)
+    assert await body.finish(record.task_id, "first", cancelled=True)
+    ended = await other.get(record.task_id, None)
+    assert ended is not None
+    assert ended.status == "cancelled"
 
 
 async def test_records_expire_with_their_ttl(redis_client: Redis) -> None:
-    engine = TaskEngine.of(_store(redis_client, f"test:{secrets.token_hex(4)}:", ttl=0.2))
-    record = await engine.create(dialogue=None, principal=None, message=None)
+    # A second: a generous bound for the read that follows the creation.
+    engine = TaskEngine.of(_store(redis_client, f"test:{secrets.token_hex(4)}:", ttl=1.0))
+    record = await _new_task(engine)
     assert await engine.get(record.task_id, None) is not None
-    await elapse_on_redis(redis_client, 0.21)  # Redis expires the record, by its own clock
+    await elapse_on_redis(redis_client, 1.01)  # Redis expires the record, by its own clock
     assert await engine.get(record.task_id, None) is None
 
 

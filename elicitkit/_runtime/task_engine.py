@@ -257,8 +257,18 @@ class TaskEngine:
         ``None`` when the leg is not this worker's to run: the task ended, waits for
         answers, is on another leg, or another worker holds it. A claim of an orphaned
         leg (its worker went silent) is a resume, counted; past `MAX_RESUMES` the task is
-        failed instead.
+        failed instead. A leg whose lease lapsed unseen is judged first (orphaned), so a
+        queue that delivers a dead worker's leg again resumes it without a request's look.
         """
+        # The judgement is `get`'s on a leasing store (its clock), `look`'s otherwise.
+        found = await self.store.get(task_id)
+        if (
+            found is not None
+            and not found.terminal
+            and found.lease_until < clock.now()
+            and not isinstance(self.store, LeasingTaskStore)
+        ):
+            await self.store.change(task_id, _lost_worker)
         claimed = False
 
         def take(record: TaskRecord) -> bool:

@@ -13,8 +13,10 @@ async, works ``seconds``, asks how many copies, and reports which worker ran the
 For the fault tests (tests/test_tasks_faults.py): ``TEST_CLOCK_OFFSET`` (seconds) sets this
 worker's clock off by that much (``time.time``, which every wall-clock reading goes
 through); ``TEST_STORE_TIMEOUT`` shortens the task store's timeout; with
-``EFFECTS_REDIS_URL`` the body counts its starts (after ``go_async()``) and its ends (any
-way it leaves: finished, cancelled) under ``effects:<title>:started`` / ``:stopped``.
+``EFFECTS_REDIS_URL`` the body counts its starts (after ``go_async()``: once per leg of the
+task) and its ends (any way it leaves: finished, cancelled, stopped) under
+``effects:<title>:started`` / ``:stopped``, and lists the pid of the worker running each
+leg under ``effects:<title>:workers`` (a leg runs on whichever worker Docket gives it to).
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ async def render(title: str, seconds: float) -> str:
     effects = None if EFFECTS is None else Redis.from_url(EFFECTS)
     try:
         if effects is not None:
+            # The pid first: a test that saw the count finds the leg's worker listed.
+            await effects.rpush(f"effects:{title}:workers", os.getpid())
             await effects.incr(f"effects:{title}:started")
         await anyio.sleep(seconds)
     finally:
