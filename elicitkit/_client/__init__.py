@@ -4,6 +4,7 @@
 * `spec_keys`: the keys the spec allows in a ``requestedSchema``, per version.
 * `untouched`: what a form that always fills its inputs sends for an untouched field.
 * `tuned_client`: the SDK's client, able to offer 2025-06-18 and form mode only.
+* `tasks`: the Tasks extension's client side: raw ``tasks/*``, and following a task.
 
 Core code (compiler, runtime, replay, integrations) never imports it.
 """

@@ -2,7 +2,8 @@
 
 * `main`: the argument parser; `form_loader`: ``MODULE[:NAME]`` -> form types.
 * `check`: definition errors and client warnings; `try_server`: call any stdio server's
-  tool and fill its forms here; `demo`, `demo_server`: the demo's client and server.
+  tool and fill its forms here; `task_follower`: ``try`` follows a task the call becomes;
+  `demo`, `demo_server`: the demo's client and server.
 * `schema_reader`: a client's reading of a ``requestedSchema``; `terminal_form`: one
   prompt per field, checked as the user types (prompt_toolkit, the ``cli`` extra: only
   ``try`` and the demo at a terminal import it).

@@ -16,6 +16,11 @@ before the run (while the command imported, and dropped there) stops it before i
 A second Ctrl-C, while the clean-up still waits (a server slow to stop), raises at once. At
 a prompt the terminal is in raw mode, where Ctrl-C is a key that cancels the form, so
 prompts run with ``handle_sigint=False`` and never take the signal over.
+
+Work that must still talk to its peer on the way out (``try`` sends a task's
+``tasks/cancel``) runs inside `ctrl_c_cancels_here`: there the first Ctrl-C cancels that
+block alone, so the connection's own tasks (the reader that brings the server's answer)
+are still running while the block unwinds; then the run's scope is cancelled as before.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import anyio
@@ -72,3 +78,30 @@ async def _cancelled_by_ctrl_c(
         finally:
             CTRL_C.on_first = None
     return ()  # cancelled by a Ctrl-C: run_interruptibly raises
+
+
+@asynccontextmanager
+async def ctrl_c_cancels_here() -> AsyncGenerator[None]:
+    """Inside, the first Ctrl-C cancels this block alone; once it has unwound, the run.
+
+    Outside `run_interruptibly` (another thread, a test's own event loop) nothing owns
+    Ctrl-C, and the block runs as it is.
+    """
+    cancel_the_run = CTRL_C.on_first
+    if cancel_the_run is None:
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    with anyio.CancelScope() as scope:
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(scope.cancel)
+
+        CTRL_C.on_first = cancel
+        try:
+            yield
+        finally:
+            CTRL_C.on_first = cancel_the_run
+    if CTRL_C.pressed:  # in the block (it unwound), or as it ended: the run stops here
+        cancel_the_run()
+        await anyio.sleep_forever()  # until that cancellation arrives, on the next turn

@@ -87,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
         "form it asks at this terminal (Enter or y fills in, d declines, c cancels; at a "
         "field, Enter keeps the default, or skips an empty optional one; a yes/no question "
         "takes y or n; Ctrl-C cancels a form). Without --tool, list the tools; "
-        "without --args, ask for them.",
+        "without --args, ask for them. On MCP 2026-07-28 a call the server turns into a "
+        "task is followed here: its status, its questions, its result (Ctrl-C cancels it).",
     )
     try_.add_argument("server", metavar="SERVER", help="a .py file, or a command line to run")
     try_.add_argument("--tool", metavar="NAME", help="the tool to call")
@@ -101,6 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     try_.add_argument(
         "--schema", action="store_true", help="print each form's requestedSchema (JSON) too"
+    )
+    try_.add_argument(
+        "--no-tasks",
+        dest="tasks",
+        action="store_false",
+        help="do not declare the Tasks extension: the tool runs in the call, never as a task",
     )
     return parser
 
@@ -145,7 +152,14 @@ def _run(argv: list[str] | None) -> int:
         return 2
     from elicitkit.cli.try_server import run_try  # noqa: PLC0415
 
-    return run_try(args.server, args.tool, args.arguments, args.protocol, show_schema=args.schema)
+    return run_try(
+        args.server,
+        args.tool,
+        args.arguments,
+        args.protocol,
+        show_schema=args.schema,
+        tasks=args.tasks,
+    )
 
 
 # Until elicitkit is on PyPI, "elicitkit[cli]" names nothing pip can find: name the package

@@ -16,9 +16,10 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit._client.tuned_client import TunedClient
 from elicitkit._interrupt import INTERRUPTED, INTERRUPTED_STATUS, is_interrupt
-from elicitkit.cli.interruptible import run_interruptibly
+from elicitkit.cli.interruptible import ctrl_c_cancels_here, run_interruptibly
 from elicitkit.cli.schema_reader import WireField, wire_fields
 from elicitkit.cli.shown_text import shown
+from elicitkit.cli.task_follower import FollowAtTerminal, TaskEnded
 from elicitkit.cli.terminal_form import fill_fields, fill_in
 from elicitkit.protocol import LATEST_PROTOCOL, check_protocol
 
@@ -30,10 +31,13 @@ def run_try(
     protocol: str | None,
     *,
     show_schema: bool = False,
+    tasks: bool = True,
 ) -> int:
     """Run the command; return the exit status (0: the tool succeeded, 1: it failed).
 
     ``show_schema`` prints each form's ``requestedSchema`` (JSON) before the form.
+    ``tasks`` declares the Tasks extension on 2026-07-28 and follows a task the call
+    becomes (`elicitkit.cli.task_follower`); without it the tool runs in the call.
     """
     try:
         parsed = None if arguments is None else _parse_arguments(arguments)
@@ -42,9 +46,10 @@ def run_try(
         return 2
     command = _command(server)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
-        progress = _Progress(cast("TextIO", errlog), show_schema=show_schema)
+        progress = Progress(cast("TextIO", errlog), show_schema=show_schema, tasks=tasks)
         try:
-            return run_interruptibly(_session, command, tool, parsed, protocol, progress)
+            target = stdio_client(command, errlog=progress.errlog)
+            return run_interruptibly(try_tool, target, tool, parsed, protocol, progress)
         except BaseException as error:  # the server's failure, told in one line
             if is_interrupt(error):
                 print(f"\n{INTERRUPTED}")
@@ -62,15 +67,17 @@ def run_try(
             return 1
 
 
-class _Progress:
+class Progress:
     """Where the server's stderr goes, what to show, and how far the session got.
 
     A failure before the handshake is the server's start, and said so.
     """
 
-    def __init__(self, errlog: TextIO, *, show_schema: bool) -> None:
+    def __init__(self, errlog: TextIO, *, show_schema: bool, tasks: bool = True) -> None:
+        """Send the server's stderr to ``errlog``; show schemas, follow tasks, or not."""
         self.errlog = errlog
         self.show_schema = show_schema
+        self.tasks = tasks
         self.connected = False
 
 
@@ -112,28 +119,38 @@ def _command(server: str) -> StdioServerParameters:
     return StdioServerParameters(command=words[0], args=words[1:])
 
 
-async def _session(
-    command: StdioServerParameters,
+async def try_tool(
+    server: Any,
     tool: str | None,
     arguments: dict[str, Any] | None,
     protocol: str | None,
-    progress: _Progress,
+    progress: Progress,
 ) -> int:
+    """Connect to ``server`` (anything ``mcp.Client`` takes), then list or call a tool.
+
+    Returns the exit status: 0 when the tool succeeded (or the tools were listed), 1 when
+    it failed (an error result, or a task that failed or was cancelled), 2 when nothing
+    was called.
+    """
     mode = "auto" if protocol is None else "legacy" if protocol.startswith("2025") else protocol
     version = LATEST_PROTOCOL if protocol is None else check_protocol(protocol)
 
-    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:  # noqa: ARG001  (the SDK's callback signature)
-        asked = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+    async def ask(asked: dict[str, Any]) -> types.ElicitResult:
         if progress.show_schema:
             schema = json.dumps(asked.get("requestedSchema"), ensure_ascii=False)
             print(shown(f"\n  requestedSchema: {schema}"))
         answer = await fill_in(asked)
         return answer.result
 
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:  # noqa: ARG001  (the SDK's callback signature)
+        return await ask(params.model_dump(by_alias=True, mode="json", exclude_none=True))
+
     client = TunedClient(
-        stdio_client(command, errlog=progress.errlog),
+        server,
         mode=mode,
         elicitation_callback=on_elicit,
+        # The SDK leaves the extension out of what a 2025 session declares.
+        extensions=[FollowAtTerminal(ask)] if progress.tasks else None,
         version=version,  # 2025-06-18 is offered only when asked for
     )
     async with client:
@@ -146,7 +163,13 @@ async def _session(
             if arguments is None:
                 return 2
         print(shown(f"-> {tool} {json.dumps(arguments)}"))
-        result = await client.call_tool(tool, arguments)
+        try:
+            # A task's tasks/cancel, on Ctrl-C, needs the connection still reading.
+            async with ctrl_c_cancels_here():
+                result = await client.call_tool(tool, arguments)
+        except TaskEnded as ended:
+            print(f"<- {ended.line}")
+            return 1
     text = "\n".join(
         block.text if isinstance(block, types.TextContent) else f"[{block.type}]"
         for block in result.content

@@ -123,9 +123,14 @@ def require_fast_agent() -> Path:
         )
     if not FAST_AGENT.exists():
         missing(f"fast-agent (expected at {FAST_AGENT})")
-    if shutil.which("tmux") is None:
-        missing("tmux (Debian package 'tmux'), the terminal fast-agent runs in")
+    require_tmux("fast-agent runs in")
     return FAST_AGENT
+
+
+def require_tmux(who: str) -> None:
+    """Check tmux, the terminal that WHO (``"fast-agent runs in"``) names."""
+    if shutil.which("tmux") is None:
+        missing(f"tmux (Debian package 'tmux'), the terminal {who}")
 
 
 def require_strands(era: str) -> Path:
