@@ -1,8 +1,8 @@
 """Tasks across processes: a `RedisTaskStore` on a real redis-server, two worker processes.
 
-The task is created on one worker and polled, answered and cancelled through the other;
-a worker killed while its task works leaves the task ``failed`` with an honest message
-within about its lease (one second here).
+The task is created on one worker and polled, answered and cancelled through the other,
+and it outlives the worker it was created on. (A worker killed in the middle of a leg:
+tests/test_task_legs_fleet.py and tests/test_tasks_faults.py.)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from redis.asyncio import Redis
 
 from elicitkit._replay.redis_tasks import RedisTaskStore
-from elicitkit._replay.tasks import WORKER_LOST, TaskRecord
+from elicitkit._replay.tasks import TaskRecord
 from elicitkit._runtime.tasks import TaskEngine
 from elicitkit.testing._task_wire import (
     CreatedTask,
@@ -249,7 +249,7 @@ async def test_two_workers_serve_one_task(workers: list[tuple[str, Any]]) -> Non
 
 async def _one_task_across(workers: list[tuple[str, Any]]) -> None:
     """Start a task on the first worker; answer and finish it through the second."""
-    (one, body_worker), (two, _) = workers
+    (one, first_worker), (two, second_worker) = workers
     async with _client(one) as first, _client(two) as second:
         task_id = await _start(first, 0.2)
         asking = await _until(second, task_id, "input_required")
@@ -257,7 +257,11 @@ async def _one_task_across(workers: list[tuple[str, Any]]) -> None:
         await update_task(second, task_id, {"copies": accept(copies=2).model_dump()})
         done = await _until(second, task_id, "completed")
     text = done["result"]["content"][0]["text"]
-    assert text == f"Q3 for Ada: 2 copies, by worker {body_worker.pid}."
+    # The last leg ran where the answer was queued (the second worker), or, on a Docket
+    # both share, on either.
+    assert text in {
+        f"Q3 for Ada: 2 copies, by worker {worker.pid}." for worker in (first_worker, second_worker)
+    }
 
 
 async def test_a_cancel_sent_to_the_other_worker_cancels_the_task(
@@ -271,28 +275,24 @@ async def test_a_cancel_sent_to_the_other_worker_cancels_the_task(
     assert ended["status"] == "cancelled"
 
 
-async def test_a_killed_worker_leaves_its_task_failed_within_seconds(
-    workers: list[tuple[str, Any]], redis_url: str
+async def test_a_task_outlives_the_worker_it_was_started_on(
+    workers: list[tuple[str, Any]],
 ) -> None:
-    """Kills the first worker: the module's last test."""
-    (one, body_worker), (two, _) = workers
+    """Kills the first worker: the module's last test (tests/test_task_legs_fleet.py kills
+    a worker in the middle of a leg)."""
+    (one, first_worker), (two, second_worker) = workers
     async with _client(two) as second:
         async with _client(one) as first:
-            task_id = await _start(first, 60.0)
-            # Past two leases (one second each): the body's worker renews it, so it works on.
-            clock = Redis.from_url(redis_url)
-            try:
-                await elapse_on_redis(clock, 2.5)
-            finally:
-                await clock.aclose()
-            assert (await get_task(second, task_id))["status"] == "working"
-        body_worker.send_signal(signal.SIGKILL)
-        body_worker.wait()
-        with anyio.fail_after(5):  # the lease is one second
-            ended = await _until(second, task_id, "failed", "completed", "cancelled")
-    assert ended["status"] == "failed"
-    assert ended["error"] == {"code": -32603, "message": WORKER_LOST}
-    assert ended["statusMessage"] == WORKER_LOST
+            task_id = await _start(first, 0.1)
+            await _until(second, task_id, "input_required")
+        first_worker.send_signal(signal.SIGKILL)
+        first_worker.wait()
+        await update_task(second, task_id, {"copies": accept(copies=3).model_dump()})
+        done = await _until(second, task_id, "completed", "failed", "cancelled")
+    assert done["status"] == "completed", done
+    assert done["result"]["content"][0]["text"] == (
+        f"Q3 for Ada: 3 copies, by worker {second_worker.pid}."
+    )
 
 
 @pytest.fixture

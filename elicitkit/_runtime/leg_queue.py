@@ -23,6 +23,7 @@ imports Docket (about 400 ms and 28 packages: the ``tasks`` extra).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -101,6 +102,22 @@ class LegQueue:
         # Two messages of one leg are harmless: only one worker claims it (`TaskEngine.claim`).
         key = f"elicitkit:{task_id}:{leg}:{secrets.token_hex(4)}"
         await docket.add(_LEG_TASK, key=key)(task_id, leg)
+
+    def warm(self) -> None:
+        """Start this loop's worker now, for a Docket shared with other processes.
+
+        A shared Docket redelivers a dead worker's legs to any live worker: one that has
+        queued nothing yet must be running to take them. An embedded Docket holds only this
+        process's legs, so it waits for the first (and Docket is not loaded before).
+        """
+        if self.shared and (self._worker is None or self._worker.done()):
+            with contextlib.suppress(RuntimeError):  # no running loop: the first put starts it
+                self._start(asyncio.get_running_loop())
+
+    @property
+    def shared(self) -> bool:
+        """Whether the Docket is on Redis, shared by every worker of the server."""
+        return not self.url.startswith("memory://")
 
     async def _ready(self) -> Any:
         """This loop's Docket, with its worker running (started at the first leg)."""

@@ -86,8 +86,14 @@ class TaskLegs:
         self._told = False
 
     def saw(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> None:
-        """Remember a request's context: a leg delivered here from elsewhere runs with it."""
+        """Remember a task request's context: a leg delivered here from elsewhere runs with it.
+
+        On a shared Docket this process's worker starts too, so it takes legs that Docket
+        redelivers from a dead worker even before this process queued one.
+        """
         self._latest = (ctx, call_next)
+        if self.can_run():
+            self.queue.warm()
 
     async def start(
         self, record: TaskRecord, ctx: ServerRequestContext[Any, Any], call_next: CallNext
