@@ -27,8 +27,10 @@ from elicitkit._interrupt import CTRL_C
 from elicitkit.cli.interruptible import run_interruptibly
 from elicitkit.cli.task_follower import _Watch, poll_interval
 from elicitkit.cli.try_server import Progress, try_tool
+from elicitkit.integrations._router import ElicitkitMiddleware
 from elicitkit.testing import FakeClock
 from tests.servers.try_tasks import BACKEND_DOWN, build
+from tests.waiting import eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -103,6 +105,13 @@ class Run:
         raise AssertionError(f"try did not end within {MOST_STEPS} steps of {step} s")
 
 
+async def asking(server: Any) -> bool:
+    """Whether a task of the server (its `MemoryTaskStore`) has a question outstanding."""
+    (middleware,) = (m for m in server.middleware if isinstance(m, ElicitkitMiddleware))
+    records = middleware.tasks.backend._records.values()
+    return any(record.questions for record in records)
+
+
 def shown_id(lines: list[str]) -> str:
     """The task's id as the line that says the call became a task shows it."""
     line = next(line for line in lines if line.startswith(".. task "))
@@ -132,6 +141,14 @@ async def test_a_task_shows_its_status_asks_in_the_task_and_ends_with_its_result
             await screen.shows(".. Rendering Q3")  # a task now, working
             assert screen.lines()[-1] == ".. Rendering Q3"
             released.set()  # the long work is done, the task asks: seen at the next poll
+            # The leg runs on Docket's worker, whose reads wait in real time: wait for the
+            # question to be in the task's record (not for the clock), then move the clock.
+            await eventually(
+                lambda: asking(server),
+                within=10,
+                every=0.01,
+                what="the task's question in its record",
+            )
             await anyio.wait_all_tasks_blocked()
             await clock.advance(1.9)
             assert "How many copies?" not in screen.text()

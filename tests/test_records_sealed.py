@@ -104,12 +104,21 @@ async def stored_bytes(store: OutcomeStore) -> bytes:
 
 
 async def _value(redis: Any, key: bytes) -> bytes:
-    """What a key holds, of any type the stores use (a string, or a set's members)."""
+    """What a key holds, of any type the stores and Docket use (strings, sets, hashes...)."""
     kind = await redis.type(key)
     if kind == b"string":
         return await redis.get(key) or b""
     if kind == b"set":
         return b"".join(await redis.smembers(key))
+    if kind == b"hash":  # Docket's records of a task's legs, among others
+        return b"".join(b"".join(pair) for pair in (await redis.hgetall(key)).items())
+    if kind == b"stream":  # Docket's queue of legs
+        entries = await redis.xrange(key)
+        return b"".join(
+            b"".join(b"".join(pair) for pair in fields.items()) for _, fields in entries
+        )
+    if kind == b"list":
+        return b"".join(await redis.lrange(key, 0, -1))
     assert kind == b"zset", f"{key!r} is a {kind!r}: read it here too"
     return b"".join(await redis.zrange(key, 0, -1))
 

@@ -280,11 +280,17 @@ def test_go_async_with_a_question_in_the_task(
         "Who is the report for?",
         "Q1 is rendered. How many copies?",
     ]
-    # before= counts the replay round of the first question on 2026-07-28; after= must be 1,
-    # when the call ends and after it (runs reads the counters once every call is done).
-    where = "as a task; before=2" if modern(session) else "in the call; before=1"
-    assert made["text"] == f"REPORT Q1 for Ada: 2 copies, {where} after=1"
-    assert call(session, "runs_Q1")["text"] == f"RUNS Q1 {where.split('; ')[1]} after=1"
+    # On 2026-07-28 the tool runs four times: the first question's round, the round that
+    # reaches go_async(), and the task's two legs (the copies question ends the first), so
+    # before= is 4 and after= 2 (the legs), when the call ends and after it (runs reads the
+    # counters once every call is done).
+    where, after = (
+        ("as a task; before=4", "after=2")
+        if modern(session)
+        else ("in the call; before=1", "after=1")
+    )
+    assert made["text"] == f"REPORT Q1 for Ada: 2 copies, {where} {after}"
+    assert call(session, "runs_Q1")["text"] == f"RUNS Q1 {where.split('; ')[1]} {after}"
     observe(CLIENT, era, "go_async_with_question", made["text"].partition(": ")[2])
     if modern(session):
         assert "io.modelcontextprotocol/tasks" in session["capabilities"]["extensions"]
@@ -317,9 +323,14 @@ def test_answers_inside_the_task_reach_the_tool(
 ) -> None:
     made = call(session, name)
     title = PLAN[name]["args"]["title"]
-    where = "as a task; before=2" if modern(session) else "in the call; before=1"
-    assert made["text"] == f"REPORT {title} for Ada: {outcome}, {where} after=1"
-    assert call(session, f"runs_{title}")["text"] == f"RUNS {title} {where.split('; ')[1]} after=1"
+    legs = 3 if name == "task_reasked" else 2  # a re-ask ends one more leg
+    where, after = (
+        (f"as a task; before={legs + 2}", f"after={legs}")
+        if modern(session)
+        else ("in the call; before=1", "after=1")
+    )
+    assert made["text"] == f"REPORT {title} for Ada: {outcome}, {where} {after}"
+    assert call(session, f"runs_{title}")["text"] == f"RUNS {title} {where.split('; ')[1]} {after}"
     if modern(session):
         asked = 2 if name == "task_reasked" else 1
         assert task_story(made) == [
