@@ -17,6 +17,11 @@ What the clock does not own, on purpose:
 * Leases a Redis store judges (its Lua scripts read Redis's ``TIME``, and keys expire on
   Redis's clock) stay judged by Redis: a worker's clock, fake or skewed, cannot move them.
 
+Three readings, for three kinds of time: `now` (the wall clock) for what must outlive a
+reboot (stamps and expiry, hours apart); `monotonic` for deadlines inside one process;
+`machine` for leases several processes on one machine judge (the SQLite stores'), which
+must neither lapse nor stay alive because someone set the wall clock.
+
 The clock is process-wide (`install`), not per task: a server's request tasks, the task
 engine's background tasks and the worker threads of sync steps must all see the same time.
 """
@@ -27,9 +32,34 @@ import asyncio
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Protocol
 
 import anyio
+
+
+def _boot_id() -> str:
+    """This boot of the machine (Linux), or ``""`` where it cannot be read."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+BOOT = _boot_id()
+"""This boot of the machine: what a store wrote during another boot may be incomplete."""
+
+# CLOCK_BOOTTIME counts from the boot, suspend included, the same in every process; it means
+# something only beside the boot it was read in, so it is used only where BOOT is known.
+_BOOTTIME: int | None = getattr(time, "CLOCK_BOOTTIME", None) if BOOT else None
+
+MACHINE_STAMP = f"{BOOT} boottime" if _BOOTTIME is not None else BOOT
+"""What a store writes beside a `machine` reading: the boot, and the clock, it was read on.
+
+A reading stamped otherwise (another boot, or an earlier elicitkit that wrote wall-clock
+deadlines beside the bare boot id) is not compared with this one's: its lease is judged
+lapsed, which fails closed.
+"""
 
 
 class Timer(Protocol):
@@ -51,6 +81,15 @@ class Clock(Protocol):
         """Seconds on a clock that never goes back: deadlines and intervals in this process."""
         ...
 
+    def machine(self) -> float:
+        """Seconds on a clock every process on this machine shares, never going back.
+
+        What leases that several processes judge are read on: Linux's ``CLOCK_BOOTTIME``,
+        valid within one boot (`MACHINE_STAMP` says which); where no boot id can be read,
+        the wall clock.
+        """
+        ...
+
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` on this clock."""
         ...
@@ -65,7 +104,7 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """The real clocks: `time.time`, `time.monotonic`, and the event loop's timers."""
+    """The real clocks: `time.time`, `time.monotonic`, the boot time, the loop's timers."""
 
     def now(self) -> float:
         """See `Clock.now`."""
@@ -74,6 +113,10 @@ class SystemClock:
     def monotonic(self) -> float:
         """See `Clock.monotonic`."""
         return time.monotonic()
+
+    def machine(self) -> float:
+        """See `Clock.machine`."""
+        return time.time() if _BOOTTIME is None else time.clock_gettime(_BOOTTIME)
 
     async def sleep(self, seconds: float) -> None:
         """See `Clock.sleep`."""
@@ -112,6 +155,11 @@ def now() -> float:
 def monotonic() -> float:
     """The installed clock's monotonic time (`Clock.monotonic`)."""
     return _installed.monotonic()
+
+
+def machine() -> float:
+    """The installed clock's machine-wide time (`Clock.machine`)."""
+    return _installed.machine()
 
 
 async def sleep(seconds: float) -> None:

@@ -12,6 +12,7 @@ import elicitkit._clock as clock
 from elicitkit._replay.once import AtMostOnce
 from elicitkit.stores import Claim, MemoryStore
 from elicitkit.testing import FakeClock
+from tests.python_child import RunPython
 
 pytestmark = pytest.mark.anyio
 
@@ -27,6 +28,28 @@ def test_the_system_clock_is_installed_by_default_and_put_back() -> None:
             assert clock.current() is inner
         assert clock.current() is fake
     assert clock.current() is clock.SYSTEM
+
+
+def test_skew_sets_the_wall_clock_alone_back_or_forth() -> None:
+    fake = FakeClock(start=50.0)
+    started, booted = fake.monotonic(), fake.machine()
+    fake.skew(-3_600)  # set back an hour, as NTP or a person may
+    fake.jump(10)
+    fake.skew(7)
+    assert fake.now() == 50.0 - 3_600 + 10 + 7
+    assert (fake.monotonic() - started, fake.machine() - booted) == (10.0, 10.0)
+
+
+def test_the_machine_clock_is_one_for_every_process_of_the_machine(run_python: RunPython) -> None:
+    """What another process reads lies between two readings of this one (the leases of a
+    SQLite file several processes share are read on it)."""
+    before = clock.machine()
+    child = run_python("import elicitkit._clock as c; print(repr(c.machine()))")
+    after = clock.machine()
+    assert child.returncode == 0, child.stderr
+    assert before <= float(child.stdout) <= after
+    # And a fake clock starts from the real reading, so leases written before it keep theirs.
+    assert before <= FakeClock().machine() <= clock.machine()
 
 
 def test_wall_and_monotonic_time_move_together_and_only_forward() -> None:

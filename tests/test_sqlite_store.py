@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from elicitkit._replay import sqlite_store
+from elicitkit._replay import sqlite_file, sqlite_store
 from elicitkit._replay.once import STORE_FULL, STORE_UNAVAILABLE, AtMostOnce
 from elicitkit.stores import Claim, SqliteStore, StoreFull
 from elicitkit.testing import FakeClock
@@ -211,7 +212,7 @@ async def test_a_machine_rebooted_mid_call_refuses_the_calls_in_progress(
     assert await before.hold("safe", "a", retry_safe=True, lease=60, keep=KEEP)
     await before.record("done", "result", keep=KEEP)
     before.close()
-    monkeypatch.setattr(sqlite_store, "BOOT", "another-boot")  # what the store compares
+    monkeypatch.setattr(sqlite_store, "STAMP", "another-boot")  # what the store compares
     after = SqliteStore(path)
     claims = {
         dialogue: await after.claim(dialogue, "b", lease=60, keep=KEEP, known=True)
@@ -228,12 +229,67 @@ async def test_a_machine_rebooted_mid_call_refuses_the_calls_in_progress(
     assert await after.claim("new", "b", lease=60, keep=KEEP, known=True) == Claim("claimed")
 
 
+async def test_leases_follow_the_time_since_boot_not_a_wall_clock_someone_sets(
+    tmp_path: Path, fake_clock: FakeClock
+) -> None:
+    """The wall clock set forward an hour, then back two (NTP, a person, a VM resumed): a
+    live round's lease stays live and a dead round's lapses on time. Judged on the wall
+    clock, as before, the first read as interrupted and the second stayed busy all hour."""
+    path = tmp_path / "records.sqlite3"
+    DAY = 86_400.0  # noqa: N806  (expiry follows the wall clock: kept past its moves)
+    one, two = SqliteStore(path), SqliteStore(path)
+    for dialogue in ("live", "dead"):
+        await one.open(dialogue, keep=DAY)
+        assert await one.claim(dialogue, "a", lease=10, keep=DAY, known=True) == Claim("claimed")
+    fake_clock.skew(3_600)
+    assert await two.claim("live", "b", lease=10, keep=DAY, known=True) == Claim("busy")
+    fake_clock.skew(-7_200)
+    fake_clock.jump(6)
+    assert await one.renew("live", "a", lease=10, keep=DAY)
+    fake_clock.jump(5)  # dead's lease (10 s) lapsed; live's was renewed to 16 s
+    assert await two.claim("dead", "b", lease=10, keep=DAY, known=True) == Claim("interrupted")
+    assert await two.claim("live", "b", lease=10, keep=DAY, known=True) == Claim("busy")
+
+
+async def test_expiry_follows_the_wall_clock_which_outlives_a_reboot(
+    tmp_path: Path, fake_clock: FakeClock
+) -> None:
+    store = SqliteStore(tmp_path / "records.sqlite3")
+    await store.open("d", keep=KEEP)
+    await store.record("d", "result", keep=KEEP)
+    fake_clock.skew(KEEP - 1)
+    assert await store.claim("d", "b", lease=10, keep=KEEP, known=True) == Claim(
+        "recorded", "result"
+    )
+    fake_clock.skew(2)
+    assert await store.claim("d", "b", lease=10, keep=KEEP, known=True) == Claim("forgotten")
+
+
+@pytest.mark.skipif(not sqlite_file.BOOT, reason="no boot id: leases stay on the wall clock")
+async def test_a_lease_an_earlier_version_wrote_on_the_wall_clock_has_lapsed(
+    tmp_path: Path,
+) -> None:
+    """Up to this version a lease's deadline was wall-clock seconds beside the bare boot id:
+    read as time since boot, it would stay alive for decades. It is judged as one of
+    another boot instead (the round interrupted), and the new call beside it runs."""
+    path = tmp_path / "records.sqlite3"
+    store = SqliteStore(path)
+    await store.open("new", keep=KEEP)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO entries VALUES ('old', 'lease', 'a', ?, ?, ?, 100)",
+            (time.time() + 60, sqlite_file.BOOT, time.time() + KEEP),
+        )
+    assert await store.claim("old", "b", lease=60, keep=KEEP, known=True) == Claim("interrupted")
+    assert await store.claim("new", "b", lease=60, keep=KEEP, known=True) == Claim("claimed")
+
+
 async def test_the_default_durability_follows_the_boot_id(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "records.sqlite3")
     await store.open("d", keep=KEEP)
     with sqlite3.connect(store.path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    expected = "NORMAL" if sqlite_store.BOOT else "FULL"
+    expected = "NORMAL" if sqlite_file.BOOT else "FULL"
     assert store._file.synchronous == expected  # pyright: ignore[reportPrivateUsage]
 
 

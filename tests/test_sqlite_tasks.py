@@ -2,7 +2,7 @@
 
 Each store holds its own connection to the one file, so what one writes the other must read
 from the file; a waiter in one is woken by a change made through the other (the poller).
-Leases are judged by the store on elicitkit's wall clock (a fake clock here), and a lease of
+Leases are judged by the store on the machine clock (a fake clock here), and a lease of
 another boot of the machine has lapsed: the running leg is orphaned, for another worker to
 claim (a claim is one transaction with its lease, so two workers never both win it), and a
 task waiting for answers holds no lease to lapse. End to end, with real worker processes
@@ -150,10 +150,35 @@ async def test_a_lapsed_lease_or_another_boot_orphans_the_leg_and_renew_keeps_it
     failed = await two.get(old.task_id)
     assert failed is not None
     assert (failed.status, failed.error) == ("failed", {"code": -32603, "message": WORKER_LOST})
-    monkeypatch.setattr(sqlite_tasks, "BOOT", "another-boot")  # the machine restarted
+    monkeypatch.setattr(sqlite_tasks, "STAMP", "another-boot")  # the machine restarted
     renewed = await two.renew(rebooted.task_id, 10)
     assert renewed is not None
     assert (renewed.status, renewed.leg_lost) == ("working", True)
+
+
+async def test_a_wall_clock_set_by_hours_neither_orphans_a_live_leg_nor_keeps_a_dead_one(
+    tmp_path: Path, fake_clock: FakeClock
+) -> None:
+    """Leases are read on the time since boot. On the wall clock, as before, the live leg
+    was orphaned (and started again beside its running worker) once the clock went forward
+    half an hour, and the dead one stayed running for the hour it then went back."""
+    path = tmp_path / "records.sqlite3"
+    one, two = SqliteTaskStore(path, lease=10), SqliteTaskStore(path, lease=10)
+    live, dead = fresh(), fresh()
+    for record in (live, dead):
+        await one.create(record, dialogue=None)
+    fake_clock.skew(1_800)  # half of the records' hour: expiry follows the wall clock
+    seen = await two.get(live.task_id)
+    assert seen is not None
+    assert (seen.status, seen.orphaned) == ("working", False)
+    fake_clock.skew(-5_400)
+    fake_clock.jump(6)
+    assert await one.renew(live.task_id, 10) is not None
+    fake_clock.jump(5)  # dead's lease (10 s) lapsed; live's was renewed to 16 s
+    lapsed, alive = await two.get(dead.task_id), await two.get(live.task_id)
+    assert lapsed is not None
+    assert alive is not None
+    assert (lapsed.leg_lost, alive.leg_lost, alive.orphaned) == (True, False, False)
 
 
 async def test_a_waiting_task_is_never_orphaned_however_long_it_waits(

@@ -222,7 +222,7 @@ async def test_a_dialogue_of_another_boot_stops_counting_at_the_cap(
     store = SqliteStore(tmp_path / "records.sqlite3", max_per_caller=CAP)
     await store.open("a1", keep=KEEP, caller=ALICE)
     await store.open("a2", keep=KEEP, caller=ALICE)
-    monkeypatch.setattr(sqlite_store, "BOOT", "another-boot")  # the machine rebooted
+    monkeypatch.setattr(sqlite_store, "STAMP", "another-boot")  # the machine rebooted
     # Both are refused as forgotten from now on, so they no longer hold Alice's places.
     assert await claim(store, "a1", "t") == Claim("forgotten")
     await store.open("a3", keep=KEEP, caller=ALICE)

@@ -14,7 +14,8 @@ never stalls the loop.
 
 **Durability.** WAL mode. A commit survives the process that made it being killed. With
 ``synchronous=NORMAL`` a power cut or a kernel crash may lose the last commits, so the
-stores stamp what they must not trust after a reboot with the machine's boot id (`BOOT`).
+stores stamp what they must not trust after a reboot with the machine's boot id
+(`elicitkit._clock.BOOT`, with the clock their leases are read on: `MACHINE_STAMP`).
 Where no boot id can be read, every commit is synced to disk first (``synchronous=FULL``).
 """
 
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import anyio.to_thread
+
+from elicitkit._clock import BOOT
 
 T = TypeVar("T")
 
@@ -134,18 +137,6 @@ CREATE TABLE IF NOT EXISTS url_done (
 CREATE INDEX IF NOT EXISTS url_done_by_owner ON url_done (owner, seq);
 CREATE INDEX IF NOT EXISTS url_done_by_until ON url_done (until);
 """
-
-
-def _boot_id() -> str:
-    """This boot of the machine (Linux), or ``""`` where it cannot be read."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-BOOT = _boot_id()
-"""This boot of the machine: what a store wrote during another boot may be incomplete."""
 
 
 class SqliteFile:

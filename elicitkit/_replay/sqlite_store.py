@@ -15,15 +15,18 @@ One table, one row a dialogue (or a durable step, under ``dialogue/key``)::
 ``kind`` is open, lease, safe lease, record or interrupted, as in `elicitkit._replay.store`;
 ``value`` holds a lease's token or a record's outcome.
 
-**Time.** Leases and expiry are judged by the machine's wall clock (``elicitkit._clock.now``,
-which a test replaces), the one clock every process on the machine shares; a monotonic clock
-is per process. A wall clock set back by hours keeps leases alive that long; set forward,
-it lapses them early, which fails closed (a lapsed lease reads as interrupted).
+**Time.** Leases are judged on the machine's clock (``elicitkit._clock.machine``: the time
+since boot, which every process on the machine shares and nobody sets), so a wall clock set
+back or forward by hours neither keeps a dead round's lease alive nor lapses a live one.
+Expiry, which must outlive a reboot, is judged on the wall clock (``elicitkit._clock.now``);
+a test replaces both (`elicitkit.testing.FakeClock`).
 
 **Reboots.** A power cut may lose the last commits, so open and leased entries carry the
 machine's boot id, as `RedisStore`'s carry Redis's run id: after a reboot, a call that was
 open or running is refused (forgotten, or interrupted), never run again on the strength of
-an entry whose later write may be what the crash lost; recorded calls still replay.
+an entry whose later write may be what the crash lost; recorded calls still replay. The
+stamp also names the clock of the lease (`elicitkit._clock.MACHINE_STAMP`): an entry that an
+earlier elicitkit wrote with a wall-clock deadline is judged as one of another boot.
 
 **Bounded, never evicting.** At most ``max_entries`` entries and ``max_bytes`` bytes (the
 id and value sizes plus `ROW_OVERHEAD_BYTES` each), counted by triggers in one row of
@@ -53,7 +56,8 @@ from pathlib import Path
 from typing import Literal
 
 import elicitkit._clock as clock
-from elicitkit._replay.sqlite_file import BOOT, SqliteFile
+from elicitkit._clock import MACHINE_STAMP as STAMP
+from elicitkit._replay.sqlite_file import SqliteFile
 from elicitkit._replay.store import (
     DEFAULT_MAX_OPEN_PER_CALLER,
     LEASE,
@@ -70,7 +74,7 @@ from elicitkit._replay.store import (
 # What a row costs besides its id and value: the B-tree cell with its numbers, kind and boot
 # id, and its entry in the expiry index; rounded up so that ``max_bytes`` bounds the file.
 ROW_OVERHEAD_BYTES = 100
-_Row = tuple[str, str, float, str]  # kind, value, deadline, boot
+_Row = tuple[str, str, float, str]  # kind, value, deadline (on clock.machine), boot stamp
 
 
 class SqliteStore:
@@ -196,11 +200,11 @@ class SqliteStore:
         keep: float,
         known: bool,
     ) -> Claim:
-        now = clock.now()
-        db.execute("DELETE FROM entries WHERE expires <= ?", (now,))
+        db.execute("DELETE FROM entries WHERE expires <= ?", (clock.now(),))
         row = _row(db, dialogue)
         # An entry of another boot is not trusted, as RedisStore's of another Redis run.
-        entry, trusted = (None, True) if row is None else (row[:3], row[3] == BOOT)
+        entry, trusted = (None, True) if row is None else (row[:3], row[3] == STAMP)
+        now = clock.machine()
         claim, write = judge_claim(entry, now=now, known=known, trusted=trusted)
         if write == LEASE:
             if row is None:
@@ -223,9 +227,9 @@ class SqliteStore:
     ) -> bool:
         row = _row(db, dialogue)
         held = (LEASE, SAFE_LEASE) if marked_too else (LEASE,)
-        if row is None or row[0] not in held or row[1] != token or row[3] != BOOT:
+        if row is None or row[0] not in held or row[1] != token or row[3] != STAMP:
             return False
-        self._put(db, dialogue, kind, token, deadline=clock.now() + lease, keep=keep)
+        self._put(db, dialogue, kind, token, deadline=clock.machine() + lease, keep=keep)
         return True
 
     def _put(
@@ -243,7 +247,7 @@ class SqliteStore:
             "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
             "kind = excluded.kind, value = excluded.value, deadline = excluded.deadline, "
             "boot = excluded.boot, expires = excluded.expires, size = excluded.size",
-            (dialogue, kind, value, deadline, BOOT, clock.now() + keep, size),
+            (dialogue, kind, value, deadline, STAMP, clock.now() + keep, size),
         )
 
     def _refuse_when_caller_full(self, db: sqlite3.Connection, caller: str) -> None:
@@ -255,7 +259,7 @@ class SqliteStore:
         (held,) = db.execute(
             "SELECT count(*) FROM entry_callers c JOIN entries e ON e.id = c.id "
             "WHERE c.caller = ? AND e.boot = ?",
-            (caller, BOOT),
+            (caller, STAMP),
         ).fetchone()
         if held >= self._max_per_caller:
             raise dialogues_full(f"SQLite store at {self.path}", self._max_per_caller)

@@ -12,9 +12,11 @@ last change (one more than the largest in the table), which is how a process see
 changes. Each operation is one transaction of the file (`elicitkit._replay.sqlite_file`).
 
 It is a `LeasingTaskStore`: the store, not the worker, judges each running task's lease, on
-the machine's wall clock (``elicitkit._clock.now``), in the same transaction that reads the
+the machine's clock (``elicitkit._clock.machine``, the time since boot, which every process
+shares and a wall clock set by hours does not move), in the same transaction that reads the
 record, so a task never goes ``completed`` after it was reported ``failed``. A lease written
-during another boot of the machine has lapsed (its worker did not survive the reboot).
+during another boot of the machine has lapsed (its worker did not survive the reboot), and
+so has one an earlier elicitkit wrote on the wall clock (`elicitkit._clock.MACHINE_STAMP`).
 
 **Bounded, never evicting a running task.** At most ``max_tasks`` records: past that, the
 oldest ended task is deleted to make room, and a store full of unfinished tasks refuses new
@@ -44,7 +46,8 @@ from typing import Any, Literal
 import anyio
 
 import elicitkit._clock as clock
-from elicitkit._replay.sqlite_file import BOOT, SqliteFile
+from elicitkit._clock import MACHINE_STAMP as STAMP
+from elicitkit._replay.sqlite_file import SqliteFile
 from elicitkit._replay.store import StoreFull
 from elicitkit._replay.tasks import (
     DEFAULT_MAX_PER_CALLER,
@@ -141,8 +144,8 @@ class SqliteTaskStore:
                     dialogue,
                     _dumps(record),
                     int(record.terminal),
-                    now + self.lease,
-                    BOOT,
+                    clock.machine() + self.lease,
+                    STAMP,
                     ends,
                 ),
             )
@@ -181,7 +184,7 @@ class SqliteTaskStore:
             if lease is not None:
                 db.execute(
                     "UPDATE tasks SET lease_until = ?, boot = ? WHERE id = ?",
-                    (now + lease, BOOT, task_id),
+                    (clock.machine() + lease, STAMP, task_id),
                 )
             return record
 
@@ -238,7 +241,7 @@ class SqliteTaskStore:
             return None
         record = TaskRecord.from_json(json.loads(found[0]))
         self._seen[task_id] = int(found[4])
-        lapsed = found[1] < now or found[2] != BOOT
+        lapsed = found[1] < clock.machine() or found[2] != STAMP
         if not record.terminal and lapsed:
             if lose_worker(record):
                 record.updated_at = now
@@ -247,7 +250,7 @@ class SqliteTaskStore:
         elif renew is not None and not record.terminal:
             db.execute(
                 "UPDATE tasks SET lease_until = ?, boot = ? WHERE id = ?",
-                (now + renew, BOOT, task_id),
+                (clock.machine() + renew, STAMP, task_id),
             )
         return record
 

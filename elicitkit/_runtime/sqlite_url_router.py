@@ -42,7 +42,8 @@ from typing import Literal
 import anyio
 
 import elicitkit._clock as clock
-from elicitkit._replay.sqlite_file import BOOT, SqliteFile
+from elicitkit._clock import BOOT
+from elicitkit._replay.sqlite_file import SqliteFile
 from elicitkit._runtime.url_routes import AskingSession, HoldsRoutes, Notify, RouteTable
 
 

@@ -58,6 +58,9 @@ class FakeClock:
         """A clock at ``start`` (seconds since the epoch; by default, now)."""
         self._wall = clock.SYSTEM.now() if start is None else start
         self._monotonic = clock.SYSTEM.monotonic()
+        # The machine clock moves with the monotonic one, from the real reading, so that
+        # leases a SQLite file holds from before the clock was installed keep their meaning.
+        self._machine_offset = clock.SYSTEM.machine() - self._monotonic
         self._timers: list[tuple[float, int, _Timer]] = []
         self._order = itertools.count()
         self._previous: clock.Clock | None = None
@@ -81,8 +84,12 @@ class FakeClock:
         return self._wall
 
     def monotonic(self) -> float:
-        """Monotonic time, in seconds (it moves with `now`)."""
+        """Monotonic time, in seconds (it moves with `now`, but not with `skew`)."""
         return self._monotonic
+
+    def machine(self) -> float:
+        """The machine's time since boot, in seconds (it moves with `monotonic`)."""
+        return self._monotonic + self._machine_offset
 
     async def sleep(self, seconds: float) -> None:
         """Wait until the clock has moved ``seconds`` on (a checkpoint if not positive)."""
@@ -117,6 +124,14 @@ class FakeClock:
         new time. To let them run between the waits that end, `advance` instead.
         """
         self._move(self._monotonic + self._check(seconds), settle=False)
+
+    def skew(self, seconds: float) -> None:
+        """Set the wall clock ``seconds`` on, or back when negative, as NTP or a person does.
+
+        Only `now` moves: no wait ends, and what runs on the monotonic and machine clocks
+        (leases, intervals, deadlines) does not notice. Stamps and expiries read `now`.
+        """
+        self._wall += seconds
 
     async def advance(self, seconds: float) -> None:
         """Move time ``seconds`` on, one wait at a time, letting the woken tasks run.
