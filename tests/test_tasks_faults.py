@@ -52,7 +52,7 @@ pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).parent.parent
 WORKER = ROOT / "tests" / "servers" / "tasks_worker.py"
 HOUR = 3600.0
-STORE_TIMEOUT = 1.0
+STORE_TIMEOUT = 2.0  # real seconds: a loaded 2-core machine must still get its answers in time
 NOT_FOUND = (
     "tasks/get failed: task not found (it never existed, has expired, was lost by the "
     "server's task store, or belongs to another caller)."
