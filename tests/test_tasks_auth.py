@@ -15,15 +15,24 @@ from contextlib import asynccontextmanager
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from elicitkit.testing._task_wire import TasksExtension, cancel_task, get_task, update_task
+from elicitkit import go_async, install
+from elicitkit.testing._task_wire import (
+    CreatedTask,
+    TasksExtension,
+    cancel_task,
+    get_task,
+    update_task,
+)
 from tests.loopback import serving
 from tests.mrtr import accept, never_called
+from tests.test_router import middleware_of
 from tests.test_tasks import Counts, build, start_task, until
 
 pytestmark = pytest.mark.anyio
@@ -109,3 +118,82 @@ async def test_another_principal_cannot_see_answer_or_cancel_a_task() -> None:
     assert done["result"]["content"][0]["text"] == "Q3 for Ada: 2 copies (task)."
     # Two legs of Ada's task (one asked the copies, one finished); Bob's requests ran none.
     assert (counts.after_go_async, counts.finished, counts.cancelled) == (2, 1, 0)
+
+
+def _subject() -> str:
+    token = get_access_token()
+    return "nobody" if token is None else str(token.subject)
+
+
+class _Forgets:
+    """Stands in for the legs this process queued, as on a worker that queued none."""
+
+    def put(self, key: object, value: object) -> None:
+        pass
+
+    def pop(self, key: object) -> None:
+        return None
+
+
+def whoami_server() -> MCPServer:
+    """A tool that says who it runs as, before and after ``go_async()``."""
+    server = MCPServer(
+        "tasks",
+        token_verifier=Verifier(),
+        auth=AuthSettings(
+            issuer_url="https://auth.example",
+            resource_server_url="http://127.0.0.1/mcp",
+            validate_token_resource=False,
+        ),
+    )
+    install(server)
+
+    @server.tool()
+    async def whoami() -> str:
+        before = _subject()
+        await go_async("Looking")
+        return f"{before}, then {_subject()}"
+
+    return server
+
+
+async def as_a_task(client: Client) -> str:
+    created = await client.session.call_tool("whoami", {}, allow_claimed=True)
+    assert isinstance(created, CreatedTask), created
+    done = await until(client, created.task_id, "completed")
+    return str(done["result"]["content"][0]["text"])
+
+
+async def test_each_leg_runs_as_its_tasks_owner_never_as_another_caller() -> None:
+    """A leg runs the tool again, after the request that queued it was answered: what the
+    tool reads of the caller (the SDK's `get_access_token()`) is the task's owner's. Before,
+    every leg of the process ran as whoever's request had started its task worker (here
+    Bob's task ran as Ada)."""
+    server = whoami_server()
+    async with (
+        serving(server.streamable_http_app()) as base,
+        as_principal(base, "token-ada") as ada,
+        as_principal(base, "token-bob") as bob,
+    ):
+        first = await as_a_task(ada)  # starts the worker, inside Ada's request
+        second = await as_a_task(bob)
+    assert (first, second) == ("ada, then ada", "bob, then bob")
+
+
+async def test_a_leg_from_another_worker_runs_as_nobody_never_as_another_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a shared Docket a leg may reach a worker whose process did not queue it, so no
+    request of its owner is at hand: it runs as nobody. Here every leg looks so (the
+    process forgets what it queued). Before, both ran as Bob, whose request started the
+    worker."""
+    server = whoami_server()
+    monkeypatch.setattr(middleware_of(server).legs, "_queued", _Forgets())
+    async with (
+        serving(server.streamable_http_app()) as base,
+        as_principal(base, "token-ada") as ada,
+        as_principal(base, "token-bob") as bob,
+    ):
+        first = await as_a_task(bob)  # starts the worker, inside Bob's request
+        second = await as_a_task(ada)
+    assert (first, second) == ("nobody, then nobody", "nobody, then nobody")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -136,7 +137,9 @@ class LegQueue:
         self._loop = loop
         self._started = asyncio.Event()
         self._failure = None
-        worker = loop.create_task(self._work(self._started))
+        # In empty context variables: made inside a request, the worker (and every leg it
+        # runs) would otherwise carry that request's, its caller's identity among them.
+        worker = contextvars.Context().run(loop.create_task, self._work(self._started))
         self._worker = worker
         _WORKERS.add(worker)
         worker.add_done_callback(_WORKERS.discard)

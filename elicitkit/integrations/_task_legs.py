@@ -16,10 +16,22 @@ round of that dialogue, run by a worker instead of a client's retry:
 A leg runs through the same middleware chain as a request (the SDK's ``call_next`` reads
 the method and params off the context it is given), with the context of the request that
 queued it: a ``tools/call`` of the task's call, on that request's session.
+
+**Whose leg it is.** A leg runs as the task's owner, or as nobody, never as another caller.
+Queued in this process, it runs in the context variables of the request that queued it
+(the ``go_async()`` round, the ``tasks/update`` that answered the last question, or the
+``tasks/get`` that found it orphaned: each its owner's, the task being its owner's alone),
+so the SDK's ``get_access_token()`` says who the owner is, as in the call. Delivered from
+another worker of a shared Docket, with no request of its owner at hand here, it runs with
+no caller at all: empty context variables and no HTTP request. The worker itself starts in
+an empty context: before, every leg of a process read the identity of the request that
+happened to start that process's worker.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import dataclasses
 import logging
 import secrets
@@ -46,6 +58,8 @@ from elicitkit.integrations._task_requests import created_task, task_answer, tas
 logger = logging.getLogger("elicitkit")
 
 Template = tuple[ServerRequestContext[Any, Any], CallNext]
+Queued = tuple[ServerRequestContext[Any, Any], CallNext, contextvars.Context]
+"""A leg's request context, and the context variables of the request that queued it."""
 
 _CRASHED = (
     "The task failed with an unexpected error in the server (see its log), so it did not "
@@ -80,7 +94,7 @@ class TaskLegs:
         # The context each leg was queued with (a leg runs on this process's worker, as a
         # rule, and reads the capabilities of the request that queued it); bounded, since
         # a leg queued here may run on another worker of a shared Docket.
-        self._queued: Lru[tuple[str, int], Template] = Lru(1024)
+        self._queued: Lru[tuple[str, int], Queued] = Lru(1024)
         self._latest: Template | None = None
         self._can_run: bool | None = None
         self._told = False
@@ -104,7 +118,9 @@ class TaskLegs:
         request that sees the task queues it again.
         """
         self._latest = (ctx, call_next)
-        self._queued.put((record.task_id, record.leg), (ctx, call_next))
+        # The request's context variables (who is calling, above all), for the leg to run in.
+        queued = (ctx, call_next, contextvars.copy_context())
+        self._queued.put((record.task_id, record.leg), queued)
         try:
             await self.queue.put(record.task_id, record.leg)
         except Exception as error:  # noqa: BLE001  (one line; the lease brings it back)
@@ -168,7 +184,15 @@ class TaskLegs:
         record = await self.engine.claim(task_id, leg, token)
         if record is None:
             return  # run, ended, or another worker's
-        template = self._queued.pop((task_id, leg)) or self._latest
+        queued = self._queued.pop((task_id, leg))
+        if queued is not None:
+            template: Template | None = queued[:2]
+            variables = queued[2]
+        else:
+            # Another worker's leg: run as nobody, on no caller's HTTP request.
+            latest = self._latest
+            template = None if latest is None else (_as_nobody(latest[0]), latest[1])
+            variables = contextvars.Context()
         if template is None:
             logger.warning("elicitkit did not run task %s here: %s", task_id, _NO_CONTEXT)
             return  # the claim's lease lapses; a worker that served a request takes it
@@ -178,7 +202,10 @@ class TaskLegs:
             )
             return
         try:
-            await self._run(record, token, template)
+            # A task of its own, made in those variables (a copy: the leg's changes stay
+            # its own). Cancelling this one cancels it, as it waits on it.
+            loop = asyncio.get_running_loop()
+            await variables.run(loop.create_task, self._run(record, token, template))
         except Exception:
             # elicitkit's own fault, not the tool's (the tool's errors end the task above):
             # the task must not sit "working" for its lifetime.
@@ -294,6 +321,13 @@ def _leg_context(
         method="tools/call",
         params=call,
         request_id=f"elicitkit-task-{record.task_id}-{record.leg}",
+    )
+
+
+def _as_nobody(base: ServerRequestContext[Any, Any]) -> ServerRequestContext[Any, Any]:
+    """``base`` without what says who sent it: its HTTP request and its streams."""
+    return dataclasses.replace(
+        base, request=None, close_sse_stream=None, close_standalone_sse_stream=None
     )
 
 
