@@ -30,6 +30,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, cast
+from urllib.parse import quote
 
 from elicitkit.errors import ElicitError
 
@@ -185,18 +186,23 @@ _WORKERS: set[asyncio.Task[None]] = set()
 
 
 def redis_url_of(client: object) -> str | None:
-    """The URL of a ``redis.asyncio.Redis`` client's server, for a Docket beside it."""
+    """The URL of a ``redis.asyncio.Redis`` client's server, for a Docket beside it.
+
+    Read off the client's connection settings (a client keeps no URL): the host or socket,
+    database, user and password (quoted, so that any character survives), and TLS. Other
+    TLS settings (certificates) are not carried: give Docket's Redis by URL then.
+    """
     pool: object = getattr(client, "connection_pool", None)
     found: object = getattr(pool, "connection_kwargs", None)
     if not isinstance(found, dict):
         return None
     kwargs = cast("dict[str, Any]", found)
-    if kwargs.get("path"):
-        return f"unix://{kwargs['path']}?db={kwargs.get('db', 0)}"
-    host, port, db = kwargs.get("host", "localhost"), kwargs.get("port", 6379), kwargs.get("db", 0)
     user, password = kwargs.get("username"), kwargs.get("password")
-    auth = ""
-    if password:
-        auth = f"{user or ''}:{password}@"
-    scheme = "rediss" if kwargs.get("ssl") or "SSL" in type(pool).__name__ else "redis"
-    return f"{scheme}://{auth}{host}:{port}/{db}"
+    auth = f"{quote(str(user or ''), safe='')}:{quote(str(password), safe='')}@" if password else ""
+    db = kwargs.get("db", 0)
+    if kwargs.get("path"):
+        return f"unix://{auth}{kwargs['path']}?db={db}"
+    host, port = kwargs.get("host", "localhost"), kwargs.get("port", 6379)
+    connection: object = getattr(pool, "connection_class", None)
+    tls = kwargs.get("ssl") or "SSL" in getattr(connection, "__name__", "")
+    return f"{'rediss' if tls else 'redis'}://{auth}{host}:{port}/{db}"
