@@ -28,8 +28,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, TypeVar
 
 import anyio
@@ -65,6 +65,17 @@ def run_interruptibly(main: Callable[..., Awaitable[T]], *args: Any) -> T:
 async def _cancelled_by_ctrl_c(
     main: Callable[..., Awaitable[T]], args: tuple[Any, ...]
 ) -> tuple[T, ...]:
+    # Returned after the block, which ends without a return when the scope swallowed the
+    # Ctrl-C's cancellation (mypy takes a generator's context manager to swallow nothing).
+    outcome: tuple[T, ...] = ()
+    with _first_ctrl_c_cancels(then=None):
+        outcome = (await main(*args),)
+    return outcome  # noqa: RET504  (empty when a Ctrl-C cancelled it: run_interruptibly raises)
+
+
+@contextmanager
+def _first_ctrl_c_cancels(*, then: Callable[[], None] | None) -> Generator[None, None, None]:
+    """A cancel scope that the first Ctrl-C cancels; on the way out, ``then`` owns it."""
     loop = asyncio.get_running_loop()
     with anyio.CancelScope() as scope:
         # The handler runs between two bytecodes of whatever the loop was doing: the
@@ -74,10 +85,9 @@ async def _cancelled_by_ctrl_c(
 
         CTRL_C.on_first = cancel
         try:
-            return (await main(*args),)
+            yield
         finally:
-            CTRL_C.on_first = None
-    return ()  # cancelled by a Ctrl-C: run_interruptibly raises
+            CTRL_C.on_first = then
 
 
 @asynccontextmanager
@@ -91,17 +101,8 @@ async def ctrl_c_cancels_here() -> AsyncGenerator[None]:
     if cancel_the_run is None:
         yield
         return
-    loop = asyncio.get_running_loop()
-    with anyio.CancelScope() as scope:
-
-        def cancel() -> None:
-            loop.call_soon_threadsafe(scope.cancel)
-
-        CTRL_C.on_first = cancel
-        try:
-            yield
-        finally:
-            CTRL_C.on_first = cancel_the_run
+    with _first_ctrl_c_cancels(then=cancel_the_run):
+        yield
     if CTRL_C.pressed:  # in the block (it unwound), or as it ended: the run stops here
         cancel_the_run()
         await anyio.sleep_forever()  # until that cancellation arrives, on the next turn
