@@ -20,6 +20,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
+from elicitkit._clock import BOOT
 from elicitkit._replay import sqlite_file, sqlite_store
 from elicitkit._replay.once import STORE_FULL, STORE_UNAVAILABLE, AtMostOnce
 from elicitkit.stores import Claim, SqliteStore, StoreFull
@@ -265,7 +266,7 @@ async def test_expiry_follows_the_wall_clock_which_outlives_a_reboot(
     assert await store.claim("d", "b", lease=10, keep=KEEP, known=True) == Claim("forgotten")
 
 
-@pytest.mark.skipif(not sqlite_file.BOOT, reason="no boot id: leases stay on the wall clock")
+@pytest.mark.skipif(not BOOT, reason="no boot id: leases stay on the wall clock")
 async def test_a_lease_an_earlier_version_wrote_on_the_wall_clock_has_lapsed(
     tmp_path: Path,
 ) -> None:
@@ -278,7 +279,7 @@ async def test_a_lease_an_earlier_version_wrote_on_the_wall_clock_has_lapsed(
     with sqlite3.connect(path) as db:
         db.execute(
             "INSERT INTO entries VALUES ('old', 'lease', 'a', ?, ?, ?, 100)",
-            (time.time() + 60, sqlite_file.BOOT, time.time() + KEEP),
+            (time.time() + 60, BOOT, time.time() + KEEP),
         )
     assert await store.claim("old", "b", lease=60, keep=KEEP, known=True) == Claim("interrupted")
     assert await store.claim("new", "b", lease=60, keep=KEEP, known=True) == Claim("claimed")

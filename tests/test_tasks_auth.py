@@ -71,15 +71,9 @@ async def as_principal(base: str, token: str) -> AsyncIterator[Client]:
         yield client
 
 
-async def _refusal(request: Awaitable[object]) -> tuple[int, str]:
-    with pytest.raises(MCPError) as raised:
-        await request
-    return raised.value.error.code, raised.value.error.message
-
-
-async def test_another_principal_cannot_see_answer_or_cancel_a_task() -> None:
-    counts = Counts()
-    server = MCPServer(
+def auth_server() -> MCPServer:
+    """An ``MCPServer`` that takes the two bearer tokens of `Verifier`."""
+    return MCPServer(
         "tasks",
         token_verifier=Verifier(),
         auth=AuthSettings(
@@ -88,12 +82,30 @@ async def test_another_principal_cannot_see_answer_or_cancel_a_task() -> None:
             validate_token_resource=False,
         ),
     )
-    build("mcp", counts, server=server)
+
+
+@asynccontextmanager
+async def ada_and_bob(server: MCPServer) -> AsyncIterator[tuple[Client, Client]]:
+    """``server`` on loopback, and a client of each principal."""
     async with (
         serving(server.streamable_http_app()) as base,
         as_principal(base, "token-ada") as ada,
         as_principal(base, "token-bob") as bob,
     ):
+        yield ada, bob
+
+
+async def _refusal(request: Awaitable[object]) -> tuple[int, str]:
+    with pytest.raises(MCPError) as raised:
+        await request
+    return raised.value.error.code, raised.value.error.message
+
+
+async def test_another_principal_cannot_see_answer_or_cancel_a_task() -> None:
+    counts = Counts()
+    server = auth_server()
+    build("mcp", counts, server=server)
+    async with ada_and_bob(server) as (ada, bob):
         created, _ = await start_task(ada)
         task_id = created.task_id
         asking = await until(ada, task_id, "input_required")
@@ -137,16 +149,7 @@ class _Forgets:
 
 def whoami_server() -> MCPServer:
     """A tool that says who it runs as, before and after ``go_async()``."""
-    server = MCPServer(
-        "tasks",
-        token_verifier=Verifier(),
-        auth=AuthSettings(
-            issuer_url="https://auth.example",
-            resource_server_url="http://127.0.0.1/mcp",
-            validate_token_resource=False,
-        ),
-    )
-    install(server)
+    server = install(auth_server())
 
     @server.tool()
     async def whoami() -> str:
@@ -169,12 +172,7 @@ async def test_each_leg_runs_as_its_tasks_owner_never_as_another_caller() -> Non
     tool reads of the caller (the SDK's `get_access_token()`) is the task's owner's. Before,
     every leg of the process ran as whoever's request had started its task worker (here
     Bob's task ran as Ada)."""
-    server = whoami_server()
-    async with (
-        serving(server.streamable_http_app()) as base,
-        as_principal(base, "token-ada") as ada,
-        as_principal(base, "token-bob") as bob,
-    ):
+    async with ada_and_bob(whoami_server()) as (ada, bob):
         first = await as_a_task(ada)  # starts the worker, inside Ada's request
         second = await as_a_task(bob)
     assert (first, second) == ("ada, then ada", "bob, then bob")
@@ -189,11 +187,7 @@ async def test_a_leg_from_another_worker_runs_as_nobody_never_as_another_caller(
     worker."""
     server = whoami_server()
     monkeypatch.setattr(middleware_of(server).legs, "_queued", _Forgets())
-    async with (
-        serving(server.streamable_http_app()) as base,
-        as_principal(base, "token-ada") as ada,
-        as_principal(base, "token-bob") as bob,
-    ):
+    async with ada_and_bob(server) as (ada, bob):
         first = await as_a_task(bob)  # starts the worker, inside Bob's request
         second = await as_a_task(ada)
     assert (first, second) == ("nobody, then nobody", "nobody, then nobody")

@@ -204,6 +204,7 @@ def redis_url_of(client: object) -> str | None:
     if kwargs.get("path"):
         return f"unix://{auth}{kwargs['path']}?db={db}"
     host, port = kwargs.get("host", "localhost"), kwargs.get("port", 6379)
+    # TLS is in the connection class alone (``ssl=True`` and ``rediss://`` both set it).
     connection: object = getattr(pool, "connection_class", None)
-    tls = kwargs.get("ssl") or "SSL" in getattr(connection, "__name__", "")
+    tls = "SSL" in getattr(connection, "__name__", "")
     return f"{'rediss' if tls else 'redis'}://{auth}{host}:{port}/{db}"
