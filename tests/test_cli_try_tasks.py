@@ -11,6 +11,7 @@ The same command over stdio, in a pseudo-terminal, is tests/test_cli_try_tasks_s
 from __future__ import annotations
 
 import io
+import json
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +25,7 @@ from prompt_toolkit.output import DummyOutput
 
 from elicitkit._client.tasks import CreatedTask
 from elicitkit._interrupt import CTRL_C
+from elicitkit._replay.tasks import TaskRecord
 from elicitkit.cli.interruptible import run_interruptibly
 from elicitkit.cli.task_follower import _Watch, poll_interval
 from elicitkit.cli.try_server import Progress, try_tool
@@ -108,8 +110,8 @@ class Run:
 async def asking(server: Any) -> bool:
     """Whether a task of the server (its `MemoryTaskStore`) has a question outstanding."""
     (middleware,) = (m for m in server.middleware if isinstance(m, ElicitkitMiddleware))
-    records = middleware.tasks.backend._records.values()
-    return any(record.questions for record in records)
+    rows = middleware.tasks.backend.backend._rows.values()
+    return any(TaskRecord.from_json(json.loads(row.value)).questions for row in rows)
 
 
 def shown_id(lines: list[str]) -> str:

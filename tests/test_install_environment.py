@@ -271,7 +271,7 @@ def test_every_record_kind_follows_the_one_store_setting(
         assert task_store.path == url_router.path == store.path
     if isinstance(store, RedisStore):
         assert isinstance(url_router, RedisUrlRouter)
-        assert task_store._redis is url_router._redis is store.client  # pyright: ignore[reportPrivateUsage]
+        assert task_store.client is url_router._redis is store.client  # pyright: ignore[reportPrivateUsage]
     if "store" in given:
         assert store is given["store"]
 

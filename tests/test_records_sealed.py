@@ -281,10 +281,13 @@ async def test_a_task_part_copied_to_another_task_does_not_open_there() -> None:
         opened = await store.get("task-1")
         assert opened is not None
         assert opened.answers["remark"]["content"] == {"remark": CANARY}
+
         # Someone with write access to the backend copies task 1's answer into task 2.
-        other = await inner.get("task-2")
-        assert other is not None
-        other.answers["remark"] = kept.answers["remark"]
+        def copy_answer(record: TaskRecord) -> bool:
+            record.answers["remark"] = kept.answers["remark"]
+            return True
+
+        assert await inner.change("task-2", copy_answer) is not None
         refused = await store.get("task-2")
     assert refused is not None
     assert refused.answers == {}

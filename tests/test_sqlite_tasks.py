@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,8 +22,8 @@ import anyio.lowlevel
 import pytest
 
 import elicitkit._clock as clock
-from elicitkit._replay import sqlite_file, sqlite_tasks
-from elicitkit._replay.tasks import WORKER_LOST, LeasingTaskStore, TaskRecord
+from elicitkit._replay import sqlite_records
+from elicitkit._replay.tasks import WORKER_LOST, TaskRecord
 from elicitkit._runtime.task_engine import TaskEngine
 from elicitkit.stores import SqliteTaskStore, StoreFull
 from elicitkit.testing import FakeClock
@@ -78,7 +77,6 @@ async def test_a_task_created_through_one_is_found_and_changed_through_the_other
 ) -> None:
     path = tmp_path / "records.sqlite3"
     one, two = SqliteTaskStore(path), SqliteTaskStore(path)
-    assert isinstance(one, LeasingTaskStore)
     record = fresh()
     assert await one.create(record, dialogue="d") == record
     again = fresh()
@@ -98,11 +96,13 @@ async def test_a_change_through_the_other_wakes_a_waiter_at_once(tmp_path: Path)
     body, request = SqliteTaskStore(path, notice=0.01), SqliteTaskStore(path)
     record = fresh()
     await body.create(record, dialogue=None)
-    await body.get(record.task_id)  # what the body last read
+    read = await body.get(record.task_id)  # what the body last read
+    assert read is not None
     woke = anyio.Event()
 
     async def wait() -> None:
-        await body.wait(record.task_id, 3600)  # on the fake clock: only a change ends it
+        # On the fake clock: only a change ends it.
+        await body.wait(record.task_id, 3600, version=read.version)
         woke.set()
 
     with anyio.fail_after(20):  # a hang guard only
@@ -118,10 +118,11 @@ async def test_a_change_between_a_read_and_the_wait_is_not_missed(tmp_path: Path
     body, request = SqliteTaskStore(path), SqliteTaskStore(path)
     record = fresh()
     await body.create(record, dialogue=None)
-    await body.get(record.task_id)
+    read = await body.get(record.task_id)
+    assert read is not None
     await request.change(record.task_id, answer)  # lands before the body waits
     with anyio.fail_after(20):
-        await body.wait(record.task_id, 3600)  # returns at once: the row moved on
+        await body.wait(record.task_id, 3600, version=read.version)  # at once: it moved on
 
 
 async def test_a_lapsed_lease_or_another_boot_orphans_the_leg_and_renew_keeps_it(
@@ -150,7 +151,7 @@ async def test_a_lapsed_lease_or_another_boot_orphans_the_leg_and_renew_keeps_it
     failed = await two.get(old.task_id)
     assert failed is not None
     assert (failed.status, failed.error) == ("failed", {"code": -32603, "message": WORKER_LOST})
-    monkeypatch.setattr(sqlite_tasks, "STAMP", "another-boot")  # the machine restarted
+    monkeypatch.setattr(sqlite_records, "STAMP", "another-boot")  # the machine restarted
     renewed = await two.renew(rebooted.task_id, 10)
     assert renewed is not None
     assert (renewed.status, renewed.leg_lost) == ("working", True)
@@ -214,81 +215,65 @@ async def test_a_waiting_task_is_never_orphaned_however_long_it_waits(
     assert (next_leg.runner, next_leg.resumes) == ("next", 0)
 
 
-class Holding(SqliteTaskStore):
-    """A store whose next change, once ``hold`` is set, runs it inside its transaction."""
+class Interleaved(SqliteTaskStore):
+    """A store whose next change, once ``between`` is set, runs it between its read and its
+    write: what ``between`` does lands in that gap."""
 
-    hold: Callable[[], None] | None = None
+    between: Callable[[], None] | None = None
 
     async def change(
-        self,
-        task_id: str,
-        edit: Callable[[TaskRecord], bool],
-        *,
-        wake: bool = True,
-        lease: float | None = None,
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, lease: float | None = None
     ) -> TaskRecord | None:
-        def held(record: TaskRecord) -> bool:
-            hold, self.hold = self.hold, None
-            if hold is not None:
-                hold()
+        def interleaved(record: TaskRecord) -> bool:
+            between, self.between = self.between, None
+            if between is not None:
+                between()
             return edit(record)
 
-        return await super().change(task_id, held, wake=wake, lease=lease)
+        return await super().change(task_id, interleaved, lease=lease)
 
 
 async def test_of_two_workers_racing_to_claim_an_orphaned_leg_exactly_one_wins(
-    tmp_path: Path, fake_clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fake_clock: FakeClock
 ) -> None:
-    """One worker's claim is stopped inside its transaction until the other's, on its own
-    thread and connection, was refused the file's write lock: the other reads the leg only
-    after the first claim (and its lease) committed, and is refused."""
+    """One worker's claim has read the orphaned leg when the other, on its own thread and
+    connection (as another process), claims it: the first claim's write finds the record
+    moved on, is redone on the fresh one, and is refused. The winner's lease holds."""
     path = tmp_path / "records.sqlite3"
-    first_store = Holding(path, lease=10)
+    first_store = Interleaved(path, lease=10)
     first = TaskEngine(first_store, lease=10)
     second = TaskEngine(SqliteTaskStore(path, lease=10), lease=10)
     record = await new_task(first)
     assert await first.claim(record.task_id, 1, "dead") is not None
     fake_clock.jump(10.1)
-    orphaned = await second.get(record.task_id, None)  # also opens its connection
+    orphaned = await second.get(record.task_id, None)
     assert orphaned is not None
     assert orphaned.leg_lost
-    refused = threading.Event()
-    real_begin = sqlite_file._begin  # where a connection takes the file's write lock
-
-    def begin(db: sqlite3.Connection) -> bool:
-        took = real_begin(db)
-        if not took:
-            refused.set()
-        return took
-
-    monkeypatch.setattr(sqlite_file, "_begin", begin)
     outcomes: list[TaskRecord | None] = []
 
-    def other_worker() -> None:
-        outcomes.append(asyncio.run(second.claim(record.task_id, 1, "two")))
-
-    racer = threading.Thread(target=other_worker)
-
-    def race() -> None:  # inside the first claim's transaction, after its read
+    def other_worker() -> None:  # between the first claim's read and its write
+        racer = threading.Thread(
+            target=lambda: outcomes.append(asyncio.run(second.claim(record.task_id, 1, "two")))
+        )
         racer.start()
-        assert refused.wait(10), "the other claim was never refused the write lock"
+        racer.join(10)
+        assert not racer.is_alive()
 
-    first_store.hold = race
-    won = await first.claim(record.task_id, 1, "one")
-    racer.join(10)
-    assert not racer.is_alive()
-    assert won is not None
-    assert outcomes == [None]
-    found = await second.get(record.task_id, None)
+    first_store.between = other_worker
+    lost = await first.claim(record.task_id, 1, "one")
+    assert lost is None
+    assert len(outcomes) == 1
+    assert outcomes[0] is not None
+    found = await first.get(record.task_id, None)
     assert found is not None
-    assert (found.runner, found.resumes, found.orphaned) == ("one", 1, False)
+    assert (found.runner, found.resumes, found.orphaned) == ("two", 1, False)
     # The winner's lease was written with its claim: held to its end, lapsed after.
     fake_clock.jump(9.9)
-    held = await second.get(record.task_id, None)
+    held = await first.get(record.task_id, None)
     assert held is not None
     assert not held.leg_lost
     fake_clock.jump(0.2)
-    lapsed = await second.get(record.task_id, None)
+    lapsed = await first.get(record.task_id, None)
     assert lapsed is not None
     assert lapsed.leg_lost
 

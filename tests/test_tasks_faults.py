@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 
-from elicitkit._replay import redis_tasks
+from elicitkit._replay import tasks as task_records
 from elicitkit._replay.once import FORGOTTEN
 from elicitkit._replay.redis_tasks import RedisTaskStore
 from elicitkit._replay.tasks import TaskRecord
@@ -78,8 +78,8 @@ async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
 class Interleaved(RedisTaskStore):
     """A `RedisTaskStore` that lets another worker in between a change's read and write.
 
-    Once ``between`` is set, the next edit of a change (after its ``WATCH`` and read, before
-    its ``MULTI``/``EXEC``) runs it first, once: what it does lands in that gap. Each edit
+    Once ``between`` is set, the next edit of a change (after its read, before its
+    compare-and-set write) runs it first, once: what it does lands in that gap. Each edit
     notes the runner it saw (``seen``): a change redone on a fresh record edits it again.
     """
 
@@ -89,12 +89,7 @@ class Interleaved(RedisTaskStore):
         self.seen: list[str | None] = []
 
     async def change(
-        self,
-        task_id: str,
-        edit: Callable[[TaskRecord], bool],
-        *,
-        wake: bool = True,
-        lease: float | None = None,
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, lease: float | None = None
     ) -> TaskRecord | None:
         def interleaved(record: TaskRecord) -> bool:
             self.seen.append(record.runner)
@@ -103,7 +98,7 @@ class Interleaved(RedisTaskStore):
                 between()
             return edit(record)
 
-        return await super().change(task_id, interleaved, wake=wake, lease=lease)
+        return await super().change(task_id, interleaved, lease=lease)
 
 
 def _engine(client: Redis, prefix: str, lease: float = 60) -> TaskEngine:
@@ -194,7 +189,7 @@ async def test_a_renewal_keeps_the_lease_and_cannot_revive_a_lapsed_one(
 async def test_a_leg_finishing_after_another_worker_claimed_it_records_nothing(
     redis_client: Redis, redis_url: str
 ) -> None:
-    """Another worker orphans and claims the leg between the first's WATCH and EXEC: the
+    """Another worker orphans and claims the leg between the first's read and write: the
     first's end is redone on the fresh record, which is no longer its leg, and refused."""
     prefix = f"test:{secrets.token_hex(4)}:"
 
@@ -234,7 +229,7 @@ async def test_a_leg_finishing_after_another_worker_claimed_it_records_nothing(
 async def test_a_leg_finishing_while_its_lease_is_judged_lapsed_stands(
     redis_client: Redis, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The leg's end lands between the judgement's WATCH and EXEC: the judgement yields."""
+    """The leg's end lands between the judgement's read and write: the judgement yields."""
     prefix = f"test:{secrets.token_hex(4)}:"
     judge = _engine(redis_client, prefix)
     record = await _claimed(judge)
@@ -253,17 +248,20 @@ async def test_a_leg_finishing_while_its_lease_is_judged_lapsed_stands(
 
         assert in_thread(finish)  # the leg was still the stalled worker's: its end stands
 
-    real = redis_tasks.lose_worker
+    real = task_records.lose_worker
 
-    def lose_worker(found: TaskRecord) -> bool:  # called after WATCH, before MULTI
+    def lose_worker(found: TaskRecord) -> bool:  # called after the read, before the write
         judged.append(found.terminal)
         if len(judged) == 1:
             end_now()
         return real(found)
 
-    monkeypatch.setattr(redis_tasks, "lose_worker", lose_worker)
+    monkeypatch.setattr(task_records, "lose_worker", lose_worker)
     found = await judge.get(record.task_id, None)
-    assert judged == [False]  # judged once; redone on the fresh record, terminal
+    # Judged by this request, then by the finishing worker's own change (which judges a
+    # lapsed lease first, then ends the leg it still runs); this request's write found the
+    # record moved on, and was redone on the fresh, terminal record: no third judgement.
+    assert judged == [False, False]
     assert found is not None
     assert (found.status, found.result, found.error) == ("completed", {"content": []}, None)
     assert not found.orphaned

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from elicitkit._replay.once import Codec
-from elicitkit._replay.tasks import LeasingTaskStore, TaskRecord, TaskStore
+from elicitkit._replay.tasks import TaskRecord, TaskStore
 
 _CONTEXT = "elicitkit task 1\n"
 _SEALED = "$sealed"  # the one key of a sealed dict part
@@ -52,12 +52,7 @@ class SealedTaskStore:
         return None if found is None else self._opened(found)
 
     async def change(
-        self,
-        task_id: str,
-        edit: Callable[[TaskRecord], bool],
-        *,
-        wake: bool = True,
-        lease: float | None = None,
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, lease: float | None = None
     ) -> TaskRecord | None:
         """See `TaskStore.change`: ``edit`` sees the record opened, the store keeps it sealed."""
 
@@ -70,12 +65,17 @@ class SealedTaskStore:
                 setattr(stored, name, value)
             return True
 
-        found = await self.inner.change(task_id, sealed_edit, wake=wake, lease=lease)
+        found = await self.inner.change(task_id, sealed_edit, lease=lease)
         return None if found is None else self._opened(found)
 
-    async def wait(self, task_id: str, seconds: float) -> None:
+    async def renew(self, task_id: str, seconds: float) -> TaskRecord | None:
+        """See `TaskStore.renew`."""
+        found = await self.inner.renew(task_id, seconds)
+        return None if found is None else self._opened(found)
+
+    async def wait(self, task_id: str, seconds: float, *, version: int | None = None) -> None:
         """See `TaskStore.wait`."""
-        await self.inner.wait(task_id, seconds)
+        await self.inner.wait(task_id, seconds, version=version)
 
     def _sealed(self, record: TaskRecord) -> TaskRecord:
         out = copy.copy(record)
@@ -153,24 +153,8 @@ class SealedTaskStore:
         return json.loads(plain[len(context) :])
 
 
-class SealedLeasingTaskStore(SealedTaskStore):
-    """`SealedTaskStore` over a `LeasingTaskStore`, which keeps the leases itself."""
-
-    def __init__(self, inner: LeasingTaskStore, codec: Codec) -> None:
-        """Keep records in ``inner``, sealed with ``codec``."""
-        super().__init__(inner, codec)
-        self._leasing = inner
-
-    async def renew(self, task_id: str, seconds: float) -> TaskRecord | None:
-        """See `LeasingTaskStore.renew`."""
-        found = await self._leasing.renew(task_id, seconds)
-        return None if found is None else self._opened(found)
-
-
 def sealed(inner: TaskStore, codec: Codec) -> TaskStore:
-    """``inner``, sealing every record's content with ``codec`` (leasing if ``inner`` is)."""
-    if isinstance(inner, LeasingTaskStore):
-        return SealedLeasingTaskStore(inner, codec)
+    """``inner``, sealing every record's content with ``codec``."""
     return SealedTaskStore(inner, codec)
 
 

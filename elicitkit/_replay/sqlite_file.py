@@ -87,40 +87,37 @@ CREATE TRIGGER IF NOT EXISTS entry_ended AFTER UPDATE OF kind ON entries
 WHEN NEW.kind IN ('record', 'interrupted') BEGIN
     DELETE FROM entry_callers WHERE id = NEW.id;
 END;
-CREATE TABLE IF NOT EXISTS tasks (
-    id TEXT PRIMARY KEY,
-    dialogue TEXT UNIQUE,
-    record TEXT NOT NULL,
-    terminal INTEGER NOT NULL,
+-- Every kind of record of elicitkit._replay.records (tasks, ...): see sqlite_records.
+CREATE TABLE IF NOT EXISTS records (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    alias TEXT,
+    value TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    open INTEGER NOT NULL,
+    caller TEXT NOT NULL,
     lease_until REAL NOT NULL,
     boot TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    expires REAL
+    expires REAL,
+    PRIMARY KEY (kind, key)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (expires);
-CREATE INDEX IF NOT EXISTS tasks_by_seq ON tasks (seq);
-CREATE TABLE IF NOT EXISTS task_totals (
-    one INTEGER PRIMARY KEY CHECK (one = 1),
-    tasks INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO task_totals VALUES (1, (SELECT count(*) FROM tasks));
-CREATE TRIGGER IF NOT EXISTS task_added AFTER INSERT ON tasks BEGIN
-    UPDATE task_totals SET tasks = tasks + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS task_removed AFTER DELETE ON tasks BEGIN
-    UPDATE task_totals SET tasks = tasks - 1;
-END;
-CREATE TABLE IF NOT EXISTS task_callers (
-    id TEXT PRIMARY KEY,
-    caller TEXT NOT NULL
+CREATE UNIQUE INDEX IF NOT EXISTS records_by_alias ON records (kind, alias)
+WHERE alias IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_by_version ON records (kind, version);
+CREATE INDEX IF NOT EXISTS records_by_expiry ON records (kind, expires)
+WHERE expires IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_open_by_caller ON records (kind, caller) WHERE open = 1;
+CREATE INDEX IF NOT EXISTS records_closed ON records (kind, version) WHERE open = 0;
+CREATE TABLE IF NOT EXISTS record_counts (
+    kind TEXT PRIMARY KEY,
+    entries INTEGER NOT NULL,
+    version INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS task_callers_by_caller ON task_callers (caller);
-CREATE TRIGGER IF NOT EXISTS task_gone AFTER DELETE ON tasks BEGIN
-    DELETE FROM task_callers WHERE id = OLD.id;
+CREATE TRIGGER IF NOT EXISTS record_added AFTER INSERT ON records BEGIN
+    UPDATE record_counts SET entries = entries + 1 WHERE kind = NEW.kind;
 END;
-CREATE TRIGGER IF NOT EXISTS task_ended AFTER UPDATE OF terminal ON tasks
-WHEN NEW.terminal = 1 BEGIN
-    DELETE FROM task_callers WHERE id = NEW.id;
+CREATE TRIGGER IF NOT EXISTS record_removed AFTER DELETE ON records BEGIN
+    UPDATE record_counts SET entries = entries - 1 WHERE kind = OLD.kind;
 END;
 CREATE TABLE IF NOT EXISTS url_routes (
     id TEXT PRIMARY KEY,

@@ -14,29 +14,32 @@ record, in a `TaskStore` every worker shares, and nothing in the worker's memory
 * what the next leg replays (``call``, ``state``, ``answers``): the task's work runs in
   legs, each a run of the tool from the top with the answers and step records so far
   (`elicitkit.integrations._task_legs`), so no worker holds a task while a person thinks;
-* the running leg's lease (``lease_until``, held by ``runner``), renewed by its worker: a
-  lease that lapsed while a leg ran means the worker died, and the leg is *orphaned*: the
-  next request that sees the task starts it again on a live worker (`lose_worker`). A store
-  shared by several processes keeps the lease by its own clock instead
-  (`LeasingTaskStore`), so that no worker's clock decides whether another worker is alive.
+* the running leg's lease, renewed by its worker: a lease that lapsed while a leg ran
+  means the worker died, and the leg is *orphaned*: the next request that sees the task
+  starts it again on a live worker (`lose_worker`). The store keeps the lease on its
+  backend's clock (`elicitkit._replay.records`), so that no worker's clock decides whether
+  another worker is alive (``lease_until`` in the record is informative only).
 
-A store changes a record only through `TaskStore.change`, atomically, and wakes whoever
-waits on it (`TaskStore.wait`): the body's worker waiting for an answer or a cancel.
-Records expire ``ttlMs`` after their creation (the extension's ``ttlMs``).
+There is one task store, `RecordTaskStore`, over any record backend (memory, SQLite, Redis):
+what a task's record means is written here once. It changes a record only through
+`RecordTaskStore.change`, by compare-and-set (an edit that raced another write is redone on
+the fresh record), and wakes whoever waits on it (`RecordTaskStore.wait`): the body's
+worker waiting for an answer or a cancel. Records expire ``ttlMs`` after their creation
+(the extension's ``ttlMs``).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any, Literal, Protocol, runtime_checkable
-
-import anyio
+from typing import Any, Literal, Protocol
 
 import elicitkit._clock as clock
+from elicitkit._lru import Lru
 from elicitkit._replay.limits import check_limits as check_limits  # noqa: PLC0414  (re-exported to the task stores)
+from elicitkit._replay.records import Entry, Full, MemoryRecords, Records
 from elicitkit._replay.store import CallerFull, StoreFull
 from elicitkit._replay.ticket import principal_digest
 
@@ -90,6 +93,8 @@ class TaskRecord:
         deadlines: When each outstanding question's answer is too late (seconds since the
             epoch), for questions asked with a timeout: past it, the next leg runs and the
             question times out there.
+        version: The store's version of the record as it was read (never stored): what
+            `TaskStore.wait` waits to change.
     """
 
     task_id: str
@@ -113,6 +118,7 @@ class TaskRecord:
     orphaned: bool = False
     resumes: int = 0
     deadlines: dict[str, float] = field(default_factory=dict[str, float])
+    version: int = field(default=0, compare=False)
 
     @property
     def terminal(self) -> bool:
@@ -150,8 +156,12 @@ class TaskRecord:
         return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON-able data (for a store that keeps text)."""
-        return asdict(self)
+        """The record as JSON-able data (for a store that keeps text).
+
+        Shallow: the values are the record's own (``dataclasses.asdict`` would copy each
+        nested dict, a quarter of a memory store's cost of a change, for text to be made).
+        """
+        return {name: getattr(self, name) for name in _FIELDS}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TaskRecord:
@@ -159,7 +169,7 @@ class TaskRecord:
         return cls(**{name: data[name] for name in _FIELDS if name in data})
 
 
-_FIELDS = tuple(field.name for field in fields(TaskRecord))
+_FIELDS = tuple(field.name for field in fields(TaskRecord) if field.name != "version")
 
 
 def iso(moment: float) -> str:
@@ -202,8 +212,18 @@ class TaskStore(Protocol):
     Every method is atomic for one task id. Records are forgotten after their ``ttl_ms``.
     Every call must end, returning or raising, within a bounded time of its own (`wait`:
     ``seconds`` at most): elicitkit bounds only the lease renewal of a running task, so a
-    store that hangs would hang the ``tasks/*`` requests that reach it. ``RedisTaskStore``
-    bounds each Redis call by its ``timeout``; ``MemoryTaskStore`` never waits.
+    store that hangs would hang the ``tasks/*`` requests that reach it.
+
+    The store keeps each running task's lease by its backend's clock (several workers'
+    clocks disagree: one running ahead would judge a live worker's lease lapsed, one
+    running behind would keep a dead worker's task ``working``):
+
+    * `create` grants the new task's first lease, and `change` with ``lease`` a fresh one;
+    * `get` (and so every request and the leg's worker) applies `lose_worker` to a task
+      whose lease lapsed, and that is not terminal, atomically with respect to `change`:
+      a task never goes ``completed`` after it was reported ``failed``, nor the reverse,
+      and a leg orphaned is never claimed by two workers;
+    * `renew` extends a lease that has not lapsed.
     """
 
     async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
@@ -222,47 +242,18 @@ class TaskStore(Protocol):
         ...
 
     async def change(
-        self,
-        task_id: str,
-        edit: Callable[[TaskRecord], bool],
-        *,
-        wake: bool = True,
-        lease: float | None = None,
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, lease: float | None = None
     ) -> TaskRecord | None:
         """Apply ``edit`` to the record atomically, and keep the result if it changed.
 
         ``edit`` mutates the record it is given and returns whether it changed anything;
         it may be called more than once (a store that retries on a concurrent write), so
-        it must depend on the record alone. A change sets ``updated_at`` and wakes `wait`,
-        unless ``wake`` is false (a lease renewal: kept, but nobody's news). With
-        ``lease``, a change also grants the task a fresh lease of that many seconds (by
-        the store's clock, in the same atomic step): how a worker claims a leg. Returns
-        the record after the edit, or ``None`` if there is no record.
+        it must depend on the record alone. A change sets ``updated_at`` and wakes `wait`.
+        With ``lease``, a change also grants the task a fresh lease of that many seconds
+        (by the store's clock, in the same atomic step): how a worker claims a leg.
+        Returns the record after the edit, or ``None`` if there is no record.
         """
         ...
-
-    async def wait(self, task_id: str, seconds: float) -> None:
-        """Return when the record changes, or after ``seconds`` at most."""
-        ...
-
-
-@runtime_checkable
-class LeasingTaskStore(TaskStore, Protocol):
-    """A `TaskStore` that keeps each running task's lease by its own clock.
-
-    Several workers' clocks disagree: one running ahead would judge a live worker's lease
-    lapsed, one running behind would keep a dead worker's task ``working``. A store
-    shared by workers therefore times leases itself (a key that expires, say), and:
-
-    * `create` grants the new task's first lease, and `change` with ``lease`` a fresh one;
-    * `get` (and so every request and the leg's worker) applies `lose_worker` to a task
-      whose lease lapsed, and that is not terminal, atomically with respect to `change`:
-      a task never goes ``completed`` after it was reported ``failed``, nor the reverse,
-      and a leg orphaned is never claimed by two workers;
-    * `renew` extends a lease that has not lapsed.
-
-    ``lease_until`` is then informative only.
-    """
 
     async def renew(self, task_id: str, seconds: float) -> TaskRecord | None:
         """Extend the task's lease to ``seconds`` from now, by the store's clock.
@@ -270,6 +261,13 @@ class LeasingTaskStore(TaskStore, Protocol):
         Returns the record; a task whose lease had already lapsed is not renewed but
         given to `lose_worker`, so its worker stops the leg. ``None`` if there is no
         record.
+        """
+        ...
+
+    async def wait(self, task_id: str, seconds: float, *, version: int | None = None) -> None:
+        """Return when the record is no longer at ``version`` (``None``: as it is now).
+
+        Returns after ``seconds`` at most.
         """
         ...
 
@@ -316,16 +314,148 @@ def lose_worker(record: TaskRecord) -> bool:
     return True
 
 
-class MemoryTaskStore:
-    """The default task store: records in this process's memory, bounded and expiring.
+# A change that keeps losing its race this often is refused rather than retried for ever.
+_MAX_ATTEMPTS = 50
 
-    Right for one server process. Several processes serving the same clients need a
-    shared store, such as ``RedisTaskStore``.
+
+class RecordTaskStore:
+    """The `TaskStore`: task records kept in a record backend (`elicitkit._replay.records`).
+
+    A record is the `TaskRecord` as JSON, open (counted against its caller, never dropped
+    to make room) until the task ends, with the task's dialogue as its alias. Its lease is
+    the backend's: a read that finds a running task's lease lapsed judges it
+    (`lose_worker`) and writes that over the version it read, so the judgement and the
+    leg's own end are ordered: whichever lands first stands, and the other is redone on
+    the fresh record.
 
     Attributes:
+        records: The backend.
         ttl: Seconds a task's record lives from its creation (``None``: unlimited).
-        lease: Seconds a running task is held without renewal (a stopped body is found).
+        lease: Seconds a worker holds a running task without renewing it: how soon a dead
+            worker's leg is started again.
         poll: Seconds suggested to clients between two polls.
+    """
+
+    def __init__(
+        self,
+        records: Records,
+        *,
+        name: str,
+        ttl: float | None,
+        lease: float,
+        poll: float,
+    ) -> None:
+        """Keep tasks in ``records``; ``name`` says which store in refusals."""
+        self.records = records
+        self.ttl = ttl
+        self.lease = lease
+        self.poll = poll
+        self._name = name
+        # The version of each task this process last read (bounded), for a `wait` told
+        # no version: the change it waits for is one since that read.
+        self._seen: Lru[str, int] = Lru(10_000)
+
+    async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
+        """See `TaskStore.create`."""
+        try:
+            found = await self.records.create(
+                record.task_id,
+                _dumps(record),
+                caller=caller_of(record),
+                unfinished=not record.terminal,
+                ttl=None if record.ttl_ms is None else record.ttl_ms / 1000,
+                lease=self.lease,
+                alias=dialogue,
+            )
+        except Full as full:
+            if full.caller:
+                raise caller_full(self._name, full.limit) from None
+            raise StoreFull(
+                f"The {self._name} holds {full.limit} unfinished tasks, its max_tasks, so "
+                "it takes no new one until one ends or expires. Raise max_tasks."
+            ) from None
+        return record if found is None else _record(found)
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """See `TaskStore.get`: a task whose lease lapsed is judged (`lose_worker`)."""
+        found = await self._judged(task_id, None)
+        return None if found is None else found[1]
+
+    async def renew(self, task_id: str, seconds: float) -> TaskRecord | None:
+        """See `TaskStore.renew`."""
+        entry = await self.records.renew(task_id, seconds)
+        found = None if entry is None else await self._judged(task_id, entry)
+        return None if found is None else found[1]
+
+    async def change(
+        self, task_id: str, edit: Callable[[TaskRecord], bool], *, lease: float | None = None
+    ) -> TaskRecord | None:
+        """See `TaskStore.change`."""
+        for _ in range(_MAX_ATTEMPTS):
+            found = await self._judged(task_id, None)
+            if found is None:
+                return None
+            entry, record = found
+            if not edit(record):
+                return record
+            record.updated_at = clock.now()
+            if lease is not None:
+                record.lease_until = record.updated_at + lease  # informative only
+            written = await self.records.update(
+                task_id, entry.version, _dumps(record), unfinished=not record.terminal, lease=lease
+            )
+            if written is not None:
+                record.version = written.version
+                self._seen.put(task_id, written.version)
+                return record
+            # Another worker wrote first: edit the fresh record.
+        raise RuntimeError(
+            f"Task {task_id} changed {_MAX_ATTEMPTS} times while elicitkit tried to change it."
+        )
+
+    async def wait(self, task_id: str, seconds: float, *, version: int | None = None) -> None:
+        """See `TaskStore.wait`."""
+        if version is None:
+            version = self._seen.get(task_id)
+        if version is None:
+            entry = await self.records.read(task_id)
+            if entry is None:
+                return
+            version = entry.version
+        await self.records.wait(task_id, version, seconds)
+
+    async def _judged(self, task_id: str, entry: Entry | None) -> tuple[Entry, TaskRecord] | None:
+        """The record (read unless ``entry`` is given), its lapsed lease judged and kept."""
+        for _ in range(_MAX_ATTEMPTS):
+            if entry is None:
+                entry = await self.records.read(task_id)
+                if entry is None:
+                    return None
+            record = _record(entry)
+            # A lapsed lease stays lapsed until a write grants another (which changes the
+            # version): this judgement cannot race a renewal, only a write.
+            if entry.held or record.terminal or not lose_worker(record):
+                self._seen.put(task_id, entry.version)
+                return entry, record
+            record.updated_at = clock.now()
+            written = await self.records.update(
+                task_id, entry.version, _dumps(record), unfinished=not record.terminal
+            )
+            if written is not None:
+                record.version = written.version
+                self._seen.put(task_id, written.version)
+                return written, record
+            entry = None  # the leg's worker wrote first: judge the fresh record
+        raise RuntimeError(
+            f"Task {task_id} changed {_MAX_ATTEMPTS} times while elicitkit read its lease."
+        )
+
+
+class MemoryTaskStore(RecordTaskStore):
+    """Task records in this process's memory, bounded and expiring: for one process.
+
+    Several processes serving the same clients need a shared store (``SqliteTaskStore`` on
+    one machine, ``RedisTaskStore`` on several).
     """
 
     def __init__(
@@ -356,132 +486,25 @@ class MemoryTaskStore:
             ValueError: A limit is not a whole number of at least 1.
         """
         check_limits(max_tasks, max_per_caller, "MemoryTaskStore")
-        self._max = max_tasks
-        self._max_per_caller = max_per_caller
-        # Each caller's tasks as created, ended ones pruned when the caller is at its limit:
-        # a record changes in place (`change`), so its end is found by looking, not told.
-        self._by_caller: dict[str, set[str]] = {}
-        self.ttl = ttl
-        self.lease = lease
-        self.poll = poll
-        self._records: OrderedDict[str, TaskRecord] = OrderedDict()
-        self._by_dialogue: dict[str, str] = {}
-        self._dialogue_of: dict[str, str] = {}
-        self._changed: dict[str, anyio.Event] = {}
+        self.backend = MemoryRecords(max_entries=max_tasks, max_per_caller=max_per_caller)
+        super().__init__(
+            self.backend,
+            name="MemoryTaskStore",
+            ttl=ttl,
+            lease=lease,
+            poll=poll,
+        )
 
     def __len__(self) -> int:
         """Return how many records the store holds."""
-        return len(self._records)
+        return len(self.backend)
 
-    async def create(self, record: TaskRecord, *, dialogue: str | None) -> TaskRecord:
-        """See `TaskStore.create`."""
-        self._sweep()
-        if dialogue is not None:
-            existing = self._by_dialogue.get(dialogue)
-            found = None if existing is None else self._records.get(existing)
-            if found is not None:
-                return found
-        caller = caller_of(record)
-        own = self._by_caller.get(caller, set())
-        if len(own) >= self._max_per_caller:  # linear in the limit, only when at it
-            own.difference_update([task_id for task_id in own if self._ended_or_gone(task_id)])
-            if len(own) >= self._max_per_caller:
-                raise caller_full("MemoryTaskStore", self._max_per_caller)
-        self._make_room()
-        if dialogue is not None:
-            self._by_dialogue[dialogue] = record.task_id
-            self._dialogue_of[record.task_id] = dialogue
-        self._records[record.task_id] = record
-        if not record.terminal:
-            self._by_caller.setdefault(caller, own).add(record.task_id)
-        return record
 
-    async def get(self, task_id: str) -> TaskRecord | None:
-        """See `TaskStore.get`."""
-        self._sweep()
-        return self._records.get(task_id)
+def _dumps(record: TaskRecord) -> str:
+    return json.dumps(record.to_json(), separators=(",", ":"), ensure_ascii=False)
 
-    async def change(
-        self,
-        task_id: str,
-        edit: Callable[[TaskRecord], bool],
-        *,
-        wake: bool = True,
-        lease: float | None = None,
-    ) -> TaskRecord | None:
-        """See `TaskStore.change`."""
-        record = await self.get(task_id)
-        if record is None:
-            return None
-        changed = edit(record)
-        if changed and lease is not None:
-            record.lease_until = clock.now() + lease
-        if changed and wake:
-            record.updated_at = clock.now()
-            event = self._changed.pop(task_id, None)
-            if event is not None:
-                event.set()
-        return record
 
-    async def wait(self, task_id: str, seconds: float) -> None:
-        """See `TaskStore.wait`."""
-        event = self._changed.get(task_id)
-        if event is None:
-            event = self._changed[task_id] = anyio.Event()
-        with clock.move_on_after(seconds):
-            await event.wait()
-
-    def _sweep(self) -> None:
-        # Records expire at created + ttl; a scan is linear in the store, so it runs only
-        # when the front record (the oldest) has expired, or at the bound.
-        now = clock.now()
-        expired = (
-            [
-                task_id
-                for task_id, record in self._records.items()
-                if (ends := record.expires_at()) is not None and ends <= now
-            ]
-            if self._front_expired(now)
-            else []
-        )
-        for task_id in expired:
-            self._forget(task_id)
-
-    def _front_expired(self, now: float) -> bool:
-        if not self._records:
-            return False
-        ends = next(iter(self._records.values())).expires_at()
-        return ends is not None and ends <= now
-
-    def _make_room(self) -> None:
-        if len(self._records) < self._max:
-            return
-        # Linear, but only when full; the oldest ended task goes first.
-        ended = next(
-            (task_id for task_id, record in self._records.items() if record.terminal), None
-        )
-        if ended is None:
-            raise StoreFull(
-                f"elicitkit's MemoryTaskStore holds {self._max} unfinished tasks, its "
-                "max_tasks, so it takes no new one until one ends or expires. Raise max_tasks."
-            )
-        self._forget(ended)
-
-    def _ended_or_gone(self, task_id: str) -> bool:
-        record = self._records.get(task_id)
-        return record is None or record.terminal
-
-    def _forget(self, task_id: str) -> None:
-        record = self._records.pop(task_id, None)
-        if record is not None:
-            own = self._by_caller.get(caller_of(record))
-            if own is not None:
-                own.discard(task_id)
-                if not own:
-                    del self._by_caller[caller_of(record)]
-        event = self._changed.pop(task_id, None)
-        if event is not None:
-            event.set()
-        dialogue = self._dialogue_of.pop(task_id, None)
-        if dialogue is not None:
-            self._by_dialogue.pop(dialogue, None)
+def _record(entry: Entry) -> TaskRecord:
+    record = TaskRecord.from_json(json.loads(entry.value))
+    record.version = entry.version
+    return record

@@ -24,13 +24,7 @@ import anyio
 import elicitkit._clock as clock
 from elicitkit._replay.once import HEAD_CHARS, Codec
 from elicitkit._replay.sealed_tasks import sealed
-from elicitkit._replay.tasks import (
-    INTERNAL_ERROR,
-    LeasingTaskStore,
-    TaskRecord,
-    TaskStore,
-    lose_worker,
-)
+from elicitkit._replay.tasks import INTERNAL_ERROR, TaskRecord, TaskStore
 from elicitkit.errors import ElicitError
 
 logger = logging.getLogger("elicitkit")
@@ -157,8 +151,8 @@ class TaskEngine:
     async def get(self, task_id: str, principal: str | None) -> TaskRecord | None:
         """The task as its caller may see it, or ``None`` (unknown, expired, or another's).
 
-        A leg whose lease lapsed lost its worker: it is orphaned first (by a
-        `LeasingTaskStore` itself, on its clock), so ``leg_lost`` says to start it again.
+        A leg whose lease lapsed lost its worker: it is orphaned first (by the store
+        itself, on its clock), so ``leg_lost`` says to start it again.
         """
         record, _ = await self.look(task_id, principal)
         return record
@@ -184,15 +178,6 @@ class TaskEngine:
                 return changed
 
             record = await self.store.change(task_id, time_up, lease=self.lease) or record
-        # The protocol check last: it costs about 15 µs, and most records are not lapsed.
-        if (
-            not record.terminal
-            and record.lease_until < now
-            and not isinstance(self.store, LeasingTaskStore)
-        ):
-            record = await self.store.change(task_id, _lost_worker)
-        if record is None:
-            return None, False
         return record, due or record.leg_lost
 
     async def answer(
@@ -260,15 +245,6 @@ class TaskEngine:
         failed instead. A leg whose lease lapsed unseen is judged first (orphaned), so a
         queue that delivers a dead worker's leg again resumes it without a request's look.
         """
-        # The judgement is `get`'s on a leasing store (its clock), `look`'s otherwise.
-        found = await self.store.get(task_id)
-        if (
-            found is not None
-            and not found.terminal
-            and found.lease_until < clock.now()
-            and not isinstance(self.store, LeasingTaskStore)
-        ):
-            await self.store.change(task_id, _lost_worker)
         claimed = False
 
         def take(record: TaskRecord) -> bool:
@@ -408,40 +384,22 @@ class TaskEngine:
         whole lease, so the leg may be judged orphaned any moment: it stops rather than
         run on unseen).
         """
-        leasing = self.store if isinstance(self.store, LeasingTaskStore) else None
-
-        def renew(record: TaskRecord) -> bool:
-            if record.runner != token or record.orphaned:
-                return False
-            record.lease_until = clock.now() + self.lease
-            return True
-
         renew_every = self.lease / 3
         # The claim granted the first lease, just before the holder started.
         held_since = renewed = clock.monotonic()
         while True:
             try:
-                if leasing is not None and clock.monotonic() - renewed >= renew_every:
+                if clock.monotonic() - renewed >= renew_every:
                     # Read before asking: the store's lease starts after this moment, so
                     # the leg stops (below) no later than the store judges it lost.
                     asked = clock.monotonic()
                     # No longer than the lease it still holds: a store that hangs past
                     # it stops the leg in time (below).
                     with anyio.fail_after(max(0.001, held_since + self.lease - asked)):
-                        record = await leasing.renew(task_id, self.lease)
+                        record = await self.store.renew(task_id, self.lease)
                     held_since = renewed = asked
                 else:
                     record = await self.store.get(task_id)
-                    if leasing is None and (
-                        clock.monotonic() - renewed >= renew_every
-                        or (
-                            record is not None
-                            and record.lease_until - clock.now() < renew_every * 2
-                        )
-                    ):
-                        await self.store.change(task_id, renew, wake=False)  # nobody's news
-                        renewed = clock.monotonic()
-                    held_since = renewed if leasing is not None else clock.monotonic()
             except Exception as error:  # noqa: BLE001  (a store that fails: retried below)
                 record = None
                 if clock.monotonic() - held_since >= self.lease:
@@ -479,7 +437,7 @@ class TaskEngine:
                 return "taken"
             try:
                 with clock.move_on_after(renew_every):  # the store's own timeout may be longer
-                    await self.store.wait(task_id, renew_every)
+                    await self.store.wait(task_id, renew_every, version=record.version)
             except Exception:  # noqa: BLE001  (the next renewal finds the store out)
                 await clock.sleep(min(renew_every, 0.5))
 
@@ -504,12 +462,6 @@ def _timed_out(record: TaskRecord) -> bool:
         del record.questions[key]
         record.answers[key] = {"action": "cancel"}
     return bool(late)
-
-
-def _lost_worker(record: TaskRecord) -> bool:
-    if record.terminal or record.lease_until >= clock.now():
-        return False
-    return lose_worker(record)
 
 
 def _end(
